@@ -1,0 +1,135 @@
+"""The access policy: the one place that decides who may read what.
+
+Views, the API, search, feeds and sitemaps call these functions; nothing else decides.
+
+=============  ====================================  =====================================
+viewer tier    reads (answers and concept bodies)    how the tier is reached
+=============  ====================================  =====================================
+anonymous      ``open``                              not signed in
+free           ``open``, ``account``                 signed in, no active entitlement
+premium        everything                            an active premium entitlement
+staff          everything                            ``is_staff`` (authors and moderators)
+=============  ====================================  =====================================
+
+Titles, summaries and question bodies are public for published content; the *answer*
+of a question and the *body* of a concept are what the access level guards.
+
+The viewer's tier is computed once per user object and memoised on it, so a page that
+checks fifty items runs one entitlement query, not fifty.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from django.db.models import QuerySet
+
+
+class Tier(enum.IntEnum):
+    ANONYMOUS = 0
+    FREE = 1
+    PREMIUM = 2
+
+
+class AccessLevel(enum.StrEnum):
+    OPEN = "open"
+    ACCOUNT = "account"
+    PREMIUM = "premium"
+
+
+#: The lowest tier that may read each access level.
+REQUIRED_TIER: dict[str, Tier] = {
+    AccessLevel.OPEN: Tier.ANONYMOUS,
+    AccessLevel.ACCOUNT: Tier.FREE,
+    AccessLevel.PREMIUM: Tier.PREMIUM,
+}
+
+#: The access levels a tier may read, for filtering querysets.
+READABLE_LEVELS: dict[Tier, tuple[str, ...]] = {
+    Tier.ANONYMOUS: (AccessLevel.OPEN,),
+    Tier.FREE: (AccessLevel.OPEN, AccessLevel.ACCOUNT),
+    Tier.PREMIUM: (AccessLevel.OPEN, AccessLevel.ACCOUNT, AccessLevel.PREMIUM),
+}
+
+
+class Gated(Protocol):
+    access: str
+
+
+_TIER_ATTR = "_inferview_tier"
+
+
+def viewer_tier(user: Any) -> Tier:
+    """The tier of ``user`` (an ``AnonymousUser`` or ``None`` is anonymous)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Tier.ANONYMOUS
+    cached = getattr(user, _TIER_ATTR, None)
+    if cached is not None:
+        return cached
+    if user.is_staff or user.is_superuser:
+        tier = Tier.PREMIUM
+    else:
+        from inferview.access.models import Entitlement
+
+        has_premium = Entitlement.objects.filter(
+            user=user, plan="premium", revoked_at__isnull=True
+        ).exists()
+        tier = Tier.PREMIUM if has_premium else Tier.FREE
+    setattr(user, _TIER_ATTR, tier)
+    return tier
+
+
+def forget_tier(user: Any) -> None:
+    """Drop the memoised tier after a grant or revocation on this user object."""
+    if user is not None and hasattr(user, _TIER_ATTR):
+        delattr(user, _TIER_ATTR)
+
+
+def can_read(user: Any, item: Gated) -> bool:
+    """May ``user`` read the guarded text (answer or concept body) of ``item``?"""
+    return viewer_tier(user) >= REQUIRED_TIER[item.access]
+
+
+def required_tier(item: Gated) -> Tier:
+    return REQUIRED_TIER[item.access]
+
+
+def readable_levels(user: Any) -> tuple[str, ...]:
+    return READABLE_LEVELS[viewer_tier(user)]
+
+
+def filter_readable(user: Any, queryset: QuerySet) -> QuerySet:
+    """Restrict a queryset of gated items to those ``user`` may read."""
+    return queryset.filter(access__in=readable_levels(user))
+
+
+@dataclass(frozen=True)
+class Lock:
+    """Why an item is locked for a viewer, and what unlocks it."""
+
+    unlocking_tier: Tier
+    label: str  # "Sign in" or "Premium": the lock label on cards and lists
+
+    @property
+    def code(self) -> str:
+        return "account" if self.unlocking_tier == Tier.FREE else "premium"
+
+
+def locked_reason(user: Any, item: Gated) -> Lock | None:
+    """``None`` when ``user`` may read ``item``; otherwise the tier that unlocks it."""
+    if can_read(user, item):
+        return None
+    needed = required_tier(item)
+    return Lock(unlocking_tier=needed, label="Sign in" if needed == Tier.FREE else "Premium")
+
+
+def lock_label(item: Gated) -> str:
+    """The label a card shows for an item's access level regardless of viewer."""
+    return {"open": "", "account": "Sign in", "premium": "Premium"}[item.access]
+
+
+def remaining_count(user: Any, queryset: QuerySet) -> int:
+    """How many items of ``queryset`` this viewer cannot read yet (the paywall's N)."""
+    return queryset.exclude(access__in=readable_levels(user)).count()

@@ -1,0 +1,1 @@
+"""Bookmarks, progress and reviews, discussion."""

@@ -1,0 +1,27 @@
+from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from questions.sitemaps import SITEMAPS
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),
+    path("account/", include("inferview.accounts.urls")),
+    path("", include("inferview.access.urls")),
+    path("", include("inferview.community.urls")),
+    path("calculators/", include("calculators.urls")),
+    path("api/v1/calculators/", include("calculators.api_urls")),
+    path("api/v1/", include("inferview.access.api_urls")),
+    path("api/v1/", include("inferview.community.api_urls")),
+    path("api/v1/", include("questions.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("", include("questions.urls")),
+]
+
+handler404 = "inferview.views.page_not_found"
+handler500 = "inferview.views.server_error"

@@ -1,0 +1,244 @@
+"""Django admin is the authoring tool: Markdown preview, draft/publish, reordering."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from . import services
+from .markdown import render_markdown
+from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+
+
+class MarkdownPreviewMixin:
+    """Adds a live "Preview" pane under every Markdown textarea (static/admin_preview.js)
+    backed by a POST endpoint that renders with the site's own renderer and sanitiser."""
+
+    class Media:
+        js = ["js/admin_preview.js"]
+        css = {"all": ["css/admin_preview.css"]}
+
+    def get_urls(self):
+        info = self.model._meta.app_label, self.model._meta.model_name
+        urls = [
+            path(
+                "markdown-preview/",
+                self.admin_site.admin_view(self.markdown_preview),
+                name="%s_%s_markdown_preview" % info,
+            )
+        ]
+        return urls + super().get_urls()
+
+    def markdown_preview(self, request: HttpRequest):
+        if request.method != "POST":
+            return JsonResponse({"error": "POST the Markdown as 'text'."}, status=405)
+        if not (self.has_add_permission(request) or self.has_change_permission(request)):
+            raise PermissionDenied
+        text = request.POST.get("text", "")
+        if len(text) > 200_000:
+            return JsonResponse({"error": "text: longer than 200,000 characters."}, status=400)
+        return JsonResponse({"html": str(render_markdown(text))})
+
+
+class PublishActionsMixin:
+    actions = ["publish", "unpublish"]
+
+    @admin.action(description="Publish selected", permissions=["change"])
+    def publish(self, request, queryset):
+        n = services.set_published(queryset, published=True)
+        self.message_user(request, f"Published {n}.", messages.SUCCESS)
+
+    @admin.action(description="Move selected back to draft", permissions=["change"])
+    def unpublish(self, request, queryset):
+        n = services.set_published(queryset, published=False)
+        self.message_user(request, f"Moved {n} to draft.", messages.SUCCESS)
+
+    def save_model(self, request, obj, form, change):
+        services.save_content(obj)
+
+
+class CalculatorEmbedInline(admin.TabularInline):
+    model = CalculatorEmbed
+    extra = 0
+    fields = ["order", "calculator", "preset", "inputs", "label"]
+
+
+class QuestionAdminForm(forms.ModelForm):
+    number = forms.IntegerField(
+        min_value=1, required=False, help_text="Leave empty to append to the end of the track."
+    )
+
+    class Meta:
+        model = Question
+        fields = "__all__"
+
+    def clean(self):
+        data = super().clean()
+        track = data.get("track")
+        if track and not data.get("number"):
+            data["number"] = services.next_number(track)
+        number = data.get("number")
+        if track and number:
+            clash = Question.objects.filter(track=track, number=number).exclude(pk=self.instance.pk)
+            if clash.exists():
+                self.add_error("number", f"{track} already has a question {number}; use Reorder on the track.")
+        return data
+
+
+@admin.register(Question)
+class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+    form = QuestionAdminForm
+    list_display = ["number", "title", "track", "difficulty", "kind", "access", "published", "updated_at", "preview_link"]
+    list_display_links = ["title"]
+    list_filter = ["track", "published", "difficulty", "kind", "access"]
+    search_fields = ["title", "summary", "body", "slug"]
+    autocomplete_fields = ["concepts"]
+    prepopulated_fields = {"slug": ["title"]}
+    ordering = ["track__order", "number"]
+    list_select_related = ["track"]
+    readonly_fields = ["updated_at", "published_at"]
+    inlines = [CalculatorEmbedInline]
+    fieldsets = [
+        (None, {"fields": ["track", "number", "title", "slug", "summary"]}),
+        ("Classification", {"fields": ["difficulty", "kind", "access", "concepts"]}),
+        ("Text (Markdown)", {"fields": ["body", "answer"]}),
+        ("Publishing", {"fields": ["published", "published_at", "updated_at"]}),
+    ]
+
+    def get_urls(self):
+        urls = [
+            path(
+                "<int:pk>/preview/",
+                self.admin_site.admin_view(self.page_preview),
+                name="questions_question_page_preview",
+            )
+        ]
+        return urls + super().get_urls()
+
+    @admin.display(description="Preview")
+    def preview_link(self, obj):
+        return format_html('<a href="{}">Preview</a>', reverse("admin:questions_question_page_preview", args=[obj.pk]))
+
+    def page_preview(self, request, pk: int):
+        """The learner's page for a draft or published question, as an author sees it."""
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        question = get_object_or_404(Question.objects.select_related("track"), pk=pk)
+        return render(
+            request,
+            "questions/detail.html",
+            {
+                "question": question,
+                "track": question.track,
+                "lock": None,
+                "preview": True,
+                "body_html": render_markdown(question.body),
+                "answer_html": render_markdown(question.answer),
+                "concepts": list(question.concepts.all()),
+                "embeds": list(question.calculator_embeds.all()),
+                "next_question": None,
+                "closest": [],
+            },
+        )
+
+
+class ReorderForm(forms.Form):
+    """One position field per question; the track is renumbered 1..n in position order."""
+
+    def __init__(self, *args, questions=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.questions = list(questions)
+        for q in self.questions:
+            self.fields[f"q{q.pk}"] = forms.IntegerField(
+                label=f"{q.number}. {q.title}", initial=q.number, min_value=1
+            )
+
+    def ordered_ids(self) -> list[int]:
+        positions = [(self.cleaned_data[f"q{q.pk}"], q.number, q.pk) for q in self.questions]
+        return [pk for _, _, pk in sorted(positions)]
+
+
+@admin.register(Track)
+class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+    list_display = ["order", "title", "category", "published", "reorder_link"]
+    list_display_links = ["title"]
+    list_filter = ["category", "published"]
+    search_fields = ["title", "summary"]
+    prepopulated_fields = {"slug": ["title"]}
+    readonly_fields = ["updated_at", "published_at"]
+
+    def get_urls(self):
+        urls = [
+            path(
+                "<int:pk>/reorder/",
+                self.admin_site.admin_view(self.reorder_view),
+                name="questions_track_reorder",
+            )
+        ]
+        return urls + super().get_urls()
+
+    @admin.display(description="Questions")
+    def reorder_link(self, obj):
+        return format_html('<a href="{}">Reorder</a>', reverse("admin:questions_track_reorder", args=[obj.pk]))
+
+    def reorder_view(self, request, pk: int):
+        if not request.user.has_perm("questions.change_question"):
+            raise PermissionDenied
+        track = get_object_or_404(Track, pk=pk)
+        questions = Question.objects.filter(track=track).order_by("number")
+        form = ReorderForm(request.POST or None, questions=questions)
+        if request.method == "POST" and form.is_valid():
+            with transaction.atomic():
+                services.renumber_track(track=track, ordered_ids=form.ordered_ids())
+            self.message_user(request, f"Renumbered {len(form.questions)} questions.", messages.SUCCESS)
+            return redirect("admin:questions_track_reorder", pk=pk)
+        context = {**self.admin_site.each_context(request), "title": f"Reorder: {track}", "form": form, "track": track, "opts": self.model._meta}
+        return render(request, "admin/questions/reorder.html", context)
+
+
+@admin.register(Concept)
+class ConceptAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+    list_display = ["title", "category", "level", "access", "published", "updated_at"]
+    list_filter = ["category", "level", "access", "published"]
+    search_fields = ["title", "summary", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    readonly_fields = ["updated_at", "published_at"]
+
+
+class GuideItemInline(admin.StackedInline):
+    model = GuideItem
+    extra = 0
+
+
+@admin.register(GuideSection)
+class GuideSectionAdmin(MarkdownPreviewMixin, admin.ModelAdmin):
+    list_display = ["title", "guide", "order"]
+    list_filter = ["guide"]
+    search_fields = ["title"]
+    autocomplete_fields = ["concepts"]
+    inlines = [GuideItemInline]
+
+
+class GuideSectionInline(admin.TabularInline):
+    model = GuideSection
+    extra = 0
+    fields = ["order", "slug", "title"]
+    show_change_link = True
+
+
+@admin.register(Guide)
+class GuideAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+    list_display = ["title", "published", "updated_at"]
+    list_filter = ["published"]
+    search_fields = ["title", "summary"]
+    prepopulated_fields = {"slug": ["title"]}
+    readonly_fields = ["updated_at", "published_at"]
+    inlines = [GuideSectionInline]
+
+

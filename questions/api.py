@@ -1,0 +1,224 @@
+"""Read API for content. Guarded text (answers, concept bodies) goes through the access
+policy: a viewer who may not read it gets ``null`` and a ``locked`` object instead."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from django_filters import rest_framework as filters
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers, viewsets
+
+from inferview.access import policy
+
+from . import selectors
+from .markdown import render_markdown
+from .models import Concept, Guide, GuideItem, GuideSection, Question, Track
+
+
+class LockSerializer(serializers.Serializer):
+    tier = serializers.ChoiceField(choices=["account", "premium"])
+    label = serializers.CharField()
+
+
+def _lock_for(request, item) -> dict | None:
+    lock = policy.locked_reason(request.user if request else None, item)
+    if lock is None:
+        return None
+    return {"tier": lock.code, "label": lock.label}
+
+
+class TrackSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    question_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Track
+        fields = ["slug", "title", "category", "icon", "order", "summary", "question_count", "url"]
+
+    def get_url(self, obj: Track) -> str:
+        return obj.get_absolute_url()
+
+
+class ConceptRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Concept
+        fields = ["slug", "title", "category", "level", "access"]
+
+
+class QuestionListSerializer(serializers.ModelSerializer):
+    track = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    url = serializers.SerializerMethodField()
+    is_new = serializers.SerializerMethodField()
+    locked = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Question
+        fields = [
+            "id", "track", "number", "slug", "title", "summary", "difficulty", "kind", "access",
+            "is_new", "published_at", "updated_at", "url", "locked",
+        ]
+
+    def get_url(self, obj: Question) -> str:
+        return obj.get_absolute_url()
+
+    def get_is_new(self, obj: Question) -> bool:
+        return obj.is_new()
+
+    @extend_schema_field(LockSerializer(allow_null=True))
+    def get_locked(self, obj: Question) -> dict | None:
+        return _lock_for(self.context.get("request"), obj)
+
+
+class QuestionDetailSerializer(QuestionListSerializer):
+    body_html = serializers.SerializerMethodField()
+    answer_html = serializers.SerializerMethodField()
+    answer_markdown = serializers.SerializerMethodField()
+    concepts = ConceptRefSerializer(many=True, read_only=True)
+
+    class Meta(QuestionListSerializer.Meta):
+        fields = QuestionListSerializer.Meta.fields + [
+            "body_html", "answer_html", "answer_markdown", "concepts"
+        ]
+
+    def get_body_html(self, obj: Question) -> str:
+        return str(render_markdown(obj.body))
+
+    def _readable(self, obj: Question) -> bool:
+        request = self.context.get("request")
+        return policy.can_read(request.user if request else None, obj)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_answer_html(self, obj: Question) -> str | None:
+        return str(render_markdown(obj.answer)) if self._readable(obj) else None
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_answer_markdown(self, obj: Question) -> str | None:
+        return obj.answer if self._readable(obj) else None
+
+
+class ConceptSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    body_html = serializers.SerializerMethodField()
+    locked = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Concept
+        fields = [
+            "slug", "title", "category", "level", "access", "summary", "updated_at", "url",
+            "locked", "body_html",
+        ]
+
+    def get_url(self, obj: Concept) -> str:
+        return obj.get_absolute_url()
+
+    @extend_schema_field(LockSerializer(allow_null=True))
+    def get_locked(self, obj: Concept) -> dict | None:
+        return _lock_for(self.context.get("request"), obj)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_body_html(self, obj: Concept) -> str | None:
+        request = self.context.get("request")
+        if not policy.can_read(request.user if request else None, obj):
+            return None
+        return str(render_markdown(obj.body))
+
+
+class GuideItemSerializer(serializers.ModelSerializer):
+    body_html = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GuideItem
+        fields = ["kind", "title", "body_html"]
+
+    def get_body_html(self, obj: GuideItem) -> str:
+        return str(render_markdown(obj.body))
+
+
+class GuideSectionSerializer(serializers.ModelSerializer):
+    concepts = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    items = GuideItemSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = GuideSection
+        fields = ["slug", "title", "concepts", "items"]
+
+
+class GuideListSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Guide
+        fields = ["slug", "title", "summary", "updated_at", "url"]
+
+    def get_url(self, obj: Guide) -> str:
+        return obj.get_absolute_url()
+
+
+class GuideDetailSerializer(GuideListSerializer):
+    sections = GuideSectionSerializer(many=True, read_only=True)
+
+    class Meta(GuideListSerializer.Meta):
+        fields = GuideListSerializer.Meta.fields + ["sections"]
+
+
+class QuestionFilter(filters.FilterSet):
+    track = filters.CharFilter(field_name="track__slug")
+    difficulty = filters.ChoiceFilter(choices=Question._meta.get_field("difficulty").choices)
+    kind = filters.ChoiceFilter(choices=Question._meta.get_field("kind").choices)
+    access = filters.ChoiceFilter(choices=Question._meta.get_field("access").choices)
+
+    class Meta:
+        model = Question
+        fields = ["track", "difficulty", "kind", "access"]
+
+
+class TrackViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = TrackSerializer
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return selectors.tracks_with_counts()
+
+
+class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
+    filterset_class = QuestionFilter
+
+    def get_queryset(self):
+        qs = selectors.published_questions().select_related("track").order_by("track__order", "number")
+        if self.action == "retrieve":
+            qs = qs.prefetch_related(Prefetch("concepts", queryset=Concept.objects.published()))
+        return qs
+
+    def get_serializer_class(self):
+        return QuestionDetailSerializer if self.action == "retrieve" else QuestionListSerializer
+
+
+class ConceptFilter(filters.FilterSet):
+    category = filters.ChoiceFilter(choices=Concept._meta.get_field("category").choices)
+    level = filters.ChoiceFilter(choices=Concept._meta.get_field("level").choices)
+
+    class Meta:
+        model = Concept
+        fields = ["category", "level"]
+
+
+class ConceptViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = ConceptSerializer
+    lookup_field = "slug"
+    filterset_class = ConceptFilter
+
+    def get_queryset(self):
+        return Concept.objects.published().order_by("category", "title")
+
+
+class GuideViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        qs = Guide.objects.published()
+        if self.action == "retrieve":
+            qs = qs.prefetch_related("sections__concepts", "sections__items")
+        return qs
+
+    def get_serializer_class(self):
+        return GuideDetailSerializer if self.action == "retrieve" else GuideListSerializer

@@ -1,0 +1,11 @@
+from rest_framework.routers import DefaultRouter
+
+from . import api
+
+router = DefaultRouter()
+router.register("tracks", api.TrackViewSet, basename="track")
+router.register("questions", api.QuestionViewSet, basename="question")
+router.register("concepts", api.ConceptViewSet, basename="concept")
+router.register("guides", api.GuideViewSet, basename="guide")
+
+urlpatterns = router.urls

@@ -1,0 +1,227 @@
+"""Content: tracks of numbered questions, concepts and guides.
+
+``updated_at`` on content models is not ``auto_now``: it moves only when the content
+itself changes (see ``questions.services.save_content``), so re-saving, re-ordering or
+re-importing unchanged content leaves the "Updated" month alone.
+"""
+
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+
+class Category(models.TextChoices):
+    SERVING = "serving", "Inference and serving"
+    HARDWARE = "hardware", "GPUs and accelerators"
+    KERNELS = "kernels", "Kernels and compilers"
+    SYSTEMS = "systems", "Systems design"
+    TRAINING = "training", "Distributed training"
+
+
+class Access(models.TextChoices):
+    OPEN = "open", "Open"
+    ACCOUNT = "account", "Free account"
+    PREMIUM = "premium", "Premium"
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+class Kind(models.TextChoices):
+    EXPLAIN = "explain", "Explain"
+    CALCULATION = "calculation", "Calculation"
+    SPOT_THE_MISTAKE = "spot-the-mistake", "Spot the mistake"
+    DESIGN = "design", "Design"
+    DIAGNOSE = "diagnose", "Diagnose"
+
+
+class Level(models.TextChoices):
+    FOUNDATIONS = "foundations", "Foundations"
+    INTERMEDIATE = "intermediate", "Intermediate"
+    ADVANCED = "advanced", "Advanced"
+
+
+class PublishedQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(published=True)
+
+
+class ContentMixin(models.Model):
+    """Fields every authored item has: publishing state and a content-driven update time."""
+
+    published = models.BooleanField(default=False, db_index=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now, editable=False)
+    content_hash = models.CharField(max_length=64, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PublishedQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+
+class Track(ContentMixin):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    category = models.CharField(max_length=16, choices=Category.choices)
+    icon = models.CharField(max_length=32, default="serving")
+    order = models.PositiveIntegerField(default=0)
+    summary = models.CharField(max_length=300)
+    description = models.TextField(blank=True, help_text="Markdown")
+
+    class Meta:
+        ordering = ["order", "title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:track", args=[self.slug])
+
+
+class Concept(ContentMixin):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    category = models.CharField(max_length=16, choices=Category.choices)
+    level = models.CharField(max_length=16, choices=Level.choices, default=Level.FOUNDATIONS)
+    access = models.CharField(max_length=16, choices=Access.choices, default=Access.OPEN)
+    summary = models.CharField(max_length=300, help_text="Two lines at most, shown on cards.")
+    body = models.TextField(help_text="Markdown")
+
+    class Meta:
+        ordering = ["category", "title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:concept", args=[self.slug])
+
+
+class Question(ContentMixin):
+    track = models.ForeignKey(Track, on_delete=models.PROTECT, related_name="questions")
+    number = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    slug = models.SlugField(max_length=120)
+    title = models.CharField(max_length=300, help_text="The interview question itself.")
+    summary = models.CharField(
+        max_length=300, help_text="One line: what a good answer separates or traces."
+    )
+    body = models.TextField(blank=True, help_text="Markdown: the scenario as posed.")
+    answer = models.TextField(help_text="Markdown: the full answer.")
+    difficulty = models.CharField(max_length=8, choices=Difficulty.choices)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    access = models.CharField(max_length=16, choices=Access.choices, default=Access.OPEN)
+    concepts = models.ManyToManyField(Concept, blank=True, related_name="questions")
+
+    class Meta:
+        ordering = ["track__order", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["track", "number"], name="question_number_per_track"),
+            models.UniqueConstraint(fields=["track", "slug"], name="question_slug_per_track"),
+        ]
+        indexes = [models.Index(fields=["track", "published", "number"])]
+
+    def __str__(self) -> str:
+        return f"{self.track.title} / {self.number}: {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:detail", args=[self.track.slug, self.number, self.slug])
+
+    def is_new(self, now=None) -> bool:
+        from django.conf import settings
+
+        if not self.published_at:
+            return False
+        now = now or timezone.now()
+        return (now - self.published_at).days < settings.NEW_BADGE_DAYS
+
+
+class CalculatorEmbed(models.Model):
+    """A calculator shown under "Work through the numbers", preset to the question's case."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="calculator_embeds")
+    order = models.PositiveIntegerField(default=0)
+    calculator = models.CharField(max_length=40)
+    preset = models.CharField(max_length=40, blank=True)
+    inputs = models.JSONField(default=dict, blank=True)
+    label = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        ordering = ["order", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.calculator} ({self.preset or 'no preset'})"
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        from calculators.errors import CalculatorInputError
+        from calculators.validation import validate
+
+        try:
+            validate(self.calculator, self.inputs or {}, self.preset or None)
+        except CalculatorInputError as exc:
+            raise ValidationError(
+                "; ".join(f"{name}: {', '.join(reasons)}" for name, reasons in exc.fields.items())
+            ) from exc
+
+
+class Guide(ContentMixin):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.CharField(max_length=300)
+    intro = models.TextField(blank=True, help_text="Markdown")
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:guide", args=[self.slug])
+
+
+class GuideSection(models.Model):
+    guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="sections")
+    order = models.PositiveIntegerField(default=0)
+    slug = models.SlugField(max_length=80)
+    title = models.CharField(max_length=200)
+    intro = models.TextField(blank=True, help_text="Markdown")
+    concepts = models.ManyToManyField(Concept, blank=True, related_name="guide_sections")
+
+    class Meta:
+        ordering = ["order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["guide", "slug"], name="section_slug_per_guide")
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class ItemKind(models.TextChoices):
+    CALCULATION = "calculation", "Calculation"
+    SPOT_THE_MISTAKE = "spot-the-mistake", "Spot the mistake"
+    DESIGN = "design", "Design question"
+    FOLLOW_UP = "follow-up", "Follow-up"
+    EXPLAIN = "explain", "Explain"
+
+
+class GuideItem(models.Model):
+    section = models.ForeignKey(GuideSection, on_delete=models.CASCADE, related_name="items")
+    order = models.PositiveIntegerField(default=0)
+    kind = models.CharField(max_length=20, choices=ItemKind.choices)
+    title = models.CharField(max_length=300)
+    body = models.TextField(help_text="Markdown: the short answer.")
+
+    class Meta:
+        ordering = ["order", "id"]
+
+    def __str__(self) -> str:
+        return self.title

@@ -1,0 +1,153 @@
+"""Reads of content. Each page's selector runs a fixed number of queries whatever its size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.shortcuts import get_object_or_404
+
+from inferview.access import policy
+
+from .models import Category, Concept, Guide, GuideItem, GuideSection, Question, Track
+
+
+def published_questions() -> QuerySet[Question]:
+    return Question.objects.filter(published=True, track__published=True)
+
+
+def tracks_with_counts() -> QuerySet[Track]:
+    return (
+        Track.objects.published()
+        .annotate(
+            question_count=Count("questions", filter=Q(questions__published=True)),
+            open_count=Count("questions", filter=Q(questions__published=True, questions__access="open")),
+            account_count=Count(
+                "questions", filter=Q(questions__published=True, questions__access="account")
+            ),
+        )
+        .order_by("order", "title")
+    )
+
+
+def readable_count(track: Track, user: Any) -> int:
+    """How many of the track's questions ``user`` can read (from the annotated counts)."""
+    tier = policy.viewer_tier(user)
+    if tier == policy.Tier.PREMIUM:
+        return track.question_count
+    if tier == policy.Tier.FREE:
+        return track.open_count + track.account_count
+    return track.open_count
+
+
+@dataclass
+class CategoryGroup:
+    key: str
+    label: str
+    tracks: list[Track] = field(default_factory=list)
+    concepts: list[Concept] = field(default_factory=list)
+
+
+def curriculum() -> list[CategoryGroup]:
+    groups = {key: CategoryGroup(key, label) for key, label in Category.choices}
+    for track in tracks_with_counts():
+        groups[track.category].tracks.append(track)
+    for concept in Concept.objects.published().annotate(
+        question_count=Count("questions", filter=Q(questions__published=True))
+    ).order_by("level", "title"):
+        groups[concept.category].concepts.append(concept)
+    return [g for g in groups.values() if g.tracks or g.concepts]
+
+
+def track_detail(slug: str) -> tuple[Track, list[Question]]:
+    track = get_object_or_404(Track.objects.published(), slug=slug)
+    questions = list(
+        Question.objects.filter(track=track, published=True)
+        .only(
+            "id", "track_id", "number", "slug", "title", "summary", "difficulty", "kind",
+            "access", "published_at", "updated_at",
+        )
+        .order_by("number")
+    )
+    for q in questions:
+        q.track = track
+    return track, questions
+
+
+def question_detail(track_slug: str, number: int) -> Question:
+    return get_object_or_404(
+        published_questions()
+        .select_related("track")
+        .prefetch_related(
+            Prefetch("concepts", queryset=Concept.objects.published().order_by("title")),
+            "calculator_embeds",
+        ),
+        track__slug=track_slug,
+        number=number,
+    )
+
+
+def next_in_track(question: Question) -> Question | None:
+    return (
+        published_questions()
+        .filter(track=question.track, number__gt=question.number)
+        .select_related("track")
+        .order_by("number")
+        .first()
+    )
+
+
+def closest_by_concepts(question: Question, *, limit: int = 4) -> list[Question]:
+    """Questions sharing the most concepts with ``question`` (ties: same track, then number)."""
+    concept_ids = [c.id for c in question.concepts.all()]
+    if not concept_ids:
+        return []
+    return list(
+        published_questions()
+        .exclude(pk=question.pk)
+        .filter(concepts__in=concept_ids)
+        .annotate(shared=Count("concepts", distinct=True))
+        .select_related("track")
+        .order_by("-shared", "track__order", "number")[:limit]
+    )
+
+
+def concept_detail(slug: str) -> Concept:
+    return get_object_or_404(Concept.objects.published(), slug=slug)
+
+
+def questions_for_concept(concept: Concept) -> list[Question]:
+    return list(
+        published_questions().filter(concepts=concept).select_related("track").order_by(
+            "track__order", "number"
+        )
+    )
+
+
+def guide_detail(slug: str) -> Guide:
+    return get_object_or_404(
+        Guide.objects.published().prefetch_related(
+            Prefetch(
+                "sections",
+                queryset=GuideSection.objects.order_by("order", "id").prefetch_related(
+                    Prefetch("concepts", queryset=Concept.objects.published().order_by("title")),
+                    Prefetch("items", queryset=GuideItem.objects.order_by("order", "id")),
+                ),
+            )
+        ),
+        slug=slug,
+    )
+
+
+def numbered_sections(guide: Guide) -> list[tuple[GuideSection, list[tuple[int, GuideItem]]]]:
+    """Sections with their items numbered across the whole guide."""
+    out = []
+    n = 0
+    for section in guide.sections.all():
+        items = []
+        for item in section.items.all():
+            n += 1
+            items.append((n, item))
+        out.append((section, items))
+    return out

@@ -1,0 +1,128 @@
+"""Learner pages. Views adapt selectors and the access policy to templates; a locked
+answer's text is never put in a template context, so no template can leak it."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.shortcuts import render
+from django.views.decorators.vary import vary_on_cookie
+
+from inferview.access import policy
+
+from . import selectors
+from .markdown import plain_text, render_markdown
+from .models import Guide
+
+
+def _annotate_access(user, items) -> None:
+    for item in items:
+        item.viewer_can_read = policy.can_read(user, item)
+        item.lock_label = policy.lock_label(item)
+
+
+@vary_on_cookie
+def home(request: HttpRequest) -> HttpResponse:
+    tracks = list(selectors.tracks_with_counts())
+    for t in tracks:
+        t.readable = selectors.readable_count(t, request.user)
+    latest = list(selectors.published_questions().select_related("track").order_by("-published_at")[:6])
+    _annotate_access(request.user, latest)
+    guides = list(Guide.objects.published())
+    return render(request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides})
+
+
+@vary_on_cookie
+def curriculum(request: HttpRequest) -> HttpResponse:
+    groups = selectors.curriculum()
+    for g in groups:
+        for t in g.tracks:
+            t.readable = selectors.readable_count(t, request.user)
+        _annotate_access(request.user, g.concepts)
+    return render(request, "questions/curriculum.html", {"groups": groups})
+
+
+@vary_on_cookie
+def track(request: HttpRequest, slug: str) -> HttpResponse:
+    track, questions = selectors.track_detail(slug)
+    _annotate_access(request.user, questions)
+    readable = sum(1 for q in questions if q.viewer_can_read)
+    return render(
+        request,
+        "questions/track.html",
+        {
+            "track": track,
+            "questions": questions,
+            "readable": readable,
+            "description_html": render_markdown(track.description),
+        },
+    )
+
+
+@vary_on_cookie
+def question_detail(request: HttpRequest, track_slug: str, number: int, slug: str | None = None):
+    question = selectors.question_detail(track_slug, number)
+    if slug != question.slug:
+        return HttpResponsePermanentRedirect(question.get_absolute_url())
+    lock = policy.locked_reason(request.user, question)
+    concepts = list(question.concepts.all())
+    _annotate_access(request.user, concepts)
+    nxt = selectors.next_in_track(question)
+    closest = [q for q in selectors.closest_by_concepts(question) if not nxt or q.pk != nxt.pk][:3]
+    context = {
+        "question": question,
+        "track": question.track,
+        "lock": lock,
+        "body_html": render_markdown(question.body),
+        "answer_html": render_markdown(question.answer) if lock is None else None,
+        "concepts": concepts,
+        "next_question": nxt,
+        "closest": closest,
+        "embeds": list(question.calculator_embeds.all()),
+        "meta_description": question.summary,
+    }
+    return render(request, "questions/detail.html", context)
+
+
+@vary_on_cookie
+def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    concept = selectors.concept_detail(slug)
+    lock = policy.locked_reason(request.user, concept)
+    questions = selectors.questions_for_concept(concept)
+    _annotate_access(request.user, questions)
+    return render(
+        request,
+        "questions/concept.html",
+        {
+            "concept": concept,
+            "lock": lock,
+            "body_html": render_markdown(concept.body) if lock is None else None,
+            "questions": questions,
+            "meta_description": concept.summary,
+        },
+    )
+
+
+def guide_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "questions/guide_list.html", {"guides": Guide.objects.published()})
+
+
+def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    guide = selectors.guide_detail(slug)
+    sections = [
+        (
+            section,
+            render_markdown(section.intro),
+            [(n, item, render_markdown(item.body)) for n, item in items],
+        )
+        for section, items in selectors.numbered_sections(guide)
+    ]
+    return render(
+        request,
+        "questions/guide.html",
+        {
+            "guide": guide,
+            "intro_html": render_markdown(guide.intro),
+            "sections": sections,
+            "meta_description": plain_text(guide.summary, 160),
+        },
+    )
