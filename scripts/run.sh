@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the web server and a Celery worker together; Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-8000}"
+
+"$BIN/celery" -A inferview worker --queues default,calculators --concurrency 2 --loglevel INFO &
+WORKER=$!
+trap 'kill $WORKER 2>/dev/null || true; wait $WORKER 2>/dev/null || true' EXIT INT TERM
+
+if [ "${DEBUG:-true}" = "false" ]; then
+  "$BIN/python" manage.py collectstatic --noinput >/dev/null
+  "$BIN/gunicorn" inferview.wsgi --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-3}"
+else
+  echo "Inferview on http://$HOST:$PORT/ (admin at /admin/; create a user with: .venv/bin/python manage.py createsuperuser)"
+  "$BIN/python" manage.py runserver "$HOST:$PORT"
+fi

@@ -1,0 +1,94 @@
+"""Shared fixtures. Apps append their own fixtures below their section header."""
+
+import os
+
+import pytest
+
+from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserFactory
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright; never a downloaded browser."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=DESKTOP)
+    pg = context.new_page()
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def artifacts_dir():
+    from django.conf import settings
+
+    path = settings.TEST_ARTIFACTS_DIR
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def track(db):
+    return TrackFactory()
+
+
+@pytest.fixture
+def concept(db):
+    return ConceptFactory()
+
+
+@pytest.fixture
+def make_track(db):
+    """A published track with ``n`` questions cycling through open/account/premium."""
+
+    def make(n: int, **kwargs):
+        t = TrackFactory(**kwargs)
+        concepts = ConceptFactory.create_batch(3)
+        levels = ["open", "account", "premium"]
+        for i in range(1, n + 1):
+            q = QuestionFactory(track=t, number=i, access=levels[(i - 1) % 3])
+            q.concepts.set(concepts[: 1 + i % 3])
+        return t
+
+    return make
+
+
+# --- accounts & access fixtures ----------------------------------------------------------
+
+# --- community fixtures ------------------------------------------------------------------
