@@ -30,7 +30,7 @@ class MarkdownPreviewMixin:
             path(
                 "markdown-preview/",
                 self.admin_site.admin_view(self.markdown_preview),
-                name="%s_%s_markdown_preview" % info,
+                name="{}_{}_markdown_preview".format(*info),
             )
         ]
         return urls + super().get_urls()
@@ -76,7 +76,10 @@ class QuestionAdminForm(forms.ModelForm):
 
     class Meta:
         model = Question
-        fields = "__all__"
+        fields = [
+            "track", "number", "title", "slug", "summary", "difficulty", "kind", "access",
+            "concepts", "body", "answer", "published",
+        ]
 
     def clean(self):
         data = super().clean()

@@ -69,7 +69,7 @@ def render_markdown(text: str) -> SafeString:
     """Render trusted (authored) Markdown, with calculator directives, to sanitised HTML."""
     if not text:
         return mark_safe("")
-    key = "md:%s:%s" % (RENDERER_VERSION, hashlib.sha256(text.encode()).hexdigest())
+    key = f"md:{RENDERER_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
     html = cache.get(key)
     if html is None:
         html = sanitise(_md.render(_expand_directives(text)))
@@ -81,7 +81,7 @@ def render_untrusted_markdown(text: str) -> SafeString:
     """Render user-written Markdown (comments): no raw HTML, no directives, sanitised."""
     if not text:
         return mark_safe("")
-    key = "mdu:%s:%s" % (RENDERER_VERSION, hashlib.sha256(text.encode()).hexdigest())
+    key = f"mdu:{RENDERER_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
     html = cache.get(key)
     if html is None:
         html = nh3.clean(

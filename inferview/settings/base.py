@@ -59,6 +59,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Pages differ by tier: never let a shared cache hand one viewer's page to another.
+    "inferview.access.middleware.PrivateResponsesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -169,6 +171,17 @@ ACCOUNT_EMAIL_VERIFICATION = "mandatory"
 ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_ADAPTER = "inferview.accounts.adapter.AccountAdapter"
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Inferview] "
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+# Failed sign-ins are keyed on (IP, email) by the adapter, so "key" below means that pair:
+# 10 failures per pair per 15 minutes, 60 per IP across all emails.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": os.environ.get("RATE_LIMIT_LOGIN_FAILED", "60/15m/ip,10/15m/key"),
+    "login": os.environ.get("RATE_LIMIT_LOGIN", "30/m/ip"),
+    "signup": os.environ.get("RATE_LIMIT_SIGNUP", "10/h/ip"),
+    "reset_password": "20/h/ip,5/h/key",
+}
 
 # --- Email ----------------------------------------------------------------------------
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
@@ -209,6 +222,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tracks, questions, concepts, guides and calculators.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionKindEnum": "questions.models.Kind",
+        "GuideItemKindEnum": "questions.models.ItemKind",
+    },
 }
 
 # --- Static files and i18n ------------------------------------------------------------

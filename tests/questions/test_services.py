@@ -22,5 +22,6 @@ def test_renumber_closes_gaps():
     q1 = QuestionFactory(number=4)
     q2 = QuestionFactory(track=q1.track, number=9)
     services.renumber_track(track=q1.track)
-    q1.refresh_from_db(); q2.refresh_from_db()
+    q1.refresh_from_db()
+    q2.refresh_from_db()
     assert (q1.number, q2.number) == (1, 2)
