@@ -26,6 +26,7 @@ run: migrate
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 check-deploy: install
 	DJANGO_SETTINGS_MODULE=inferview.settings.production DEBUG=false \

@@ -19,7 +19,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import services
-from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+from .models import (
+    Access,
+    CalculatorEmbed,
+    Concept,
+    Difficulty,
+    Guide,
+    GuideItem,
+    GuideSection,
+    ItemKind,
+    Kind,
+    Question,
+    Track,
+)
 
 ANSWER_SEPARATOR = "<!-- answer -->"
 ITEM_HEADING = re.compile(r"^## ([a-z-]+): (.+)$", re.MULTILINE)
@@ -79,7 +91,7 @@ def _require(meta: dict, key: str, where: str) -> Any:
 
 def _load(path: Path) -> frontmatter.Post:
     try:
-        return frontmatter.load(path)
+        return frontmatter.load(str(path))
     except yaml.YAMLError as exc:
         raise ContentError(f"{path}: invalid YAML front matter: {exc}") from exc
 
@@ -138,7 +150,7 @@ def import_content(root: Path) -> ImportReport:
     concepts: dict[str, Concept] = {c.slug: c for c in Concept.objects.all()}
     for path in sorted((root / "concepts").glob("*.md")):
         post = _load(path)
-        m = post.metadata
+        m: dict[str, Any] = post.metadata
         slug = _require(m, "slug", str(path))
         obj = concepts.get(slug) or Concept(slug=slug)
         values = {
@@ -160,7 +172,7 @@ def import_content(root: Path) -> ImportReport:
         if not track_file.exists():
             raise ContentError(f"{track_dir}: missing _track.md")
         post = _load(track_file)
-        m = post.metadata
+        m = dict(post.metadata)
         slug = _require(m, "slug", str(track_file))
         track = Track.objects.filter(slug=slug).first() or Track(slug=slug)
         values = {
@@ -186,7 +198,7 @@ def import_content(root: Path) -> ImportReport:
 
 def _import_question(path, track, existing, concepts, report) -> None:
     post = _load(path)
-    m = post.metadata
+    m: dict[str, Any] = post.metadata
     where = str(path)
     number = int(_require(m, "number", where))
     text = post.content
@@ -206,8 +218,8 @@ def _import_question(path, track, existing, concepts, report) -> None:
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{where}: published_at"),
     }
-    for name in ("difficulty", "kind", "access"):
-        allowed = {c for c, _ in Question._meta.get_field(name).choices}
+    choices = {"difficulty": Difficulty.values, "kind": Kind.values, "access": Access.values}
+    for name, allowed in choices.items():
         if values[name] not in allowed:
             raise ContentError(f"{where}: {name}: {values[name]!r} is not one of {sorted(allowed)}")
     created, changed = _save(obj, values, _as_datetime(m.get("updated_at"), f"{where}: updated_at"))
@@ -240,7 +252,7 @@ def _import_guide(guide_dir: Path, concepts, report) -> None:
     if not guide_file.exists():
         raise ContentError(f"{guide_dir}: missing _guide.md")
     post = _load(guide_file)
-    m = post.metadata
+    m: dict[str, Any] = post.metadata
     slug = _require(m, "slug", str(guide_file))
     guide = Guide.objects.filter(slug=slug).first() or Guide(slug=slug)
     values = {
@@ -255,7 +267,7 @@ def _import_guide(guide_dir: Path, concepts, report) -> None:
     seen = set()
     for path in sorted(guide_dir.glob("[0-9]*.md")):
         spost = _load(path)
-        sm = spost.metadata
+        sm: dict[str, Any] = spost.metadata
         sslug = _require(sm, "slug", str(path))
         seen.add(sslug)
         section = sections.get(sslug) or GuideSection(guide=guide, slug=sslug)
@@ -283,7 +295,7 @@ def _import_guide(guide_dir: Path, concepts, report) -> None:
 def _split_items(text: str, where: str) -> tuple[str, list[tuple[str, str, str]]]:
     matches = list(ITEM_HEADING.finditer(text))
     intro = text[: matches[0].start()].strip() if matches else text.strip()
-    allowed = {c for c, _ in GuideItem._meta.get_field("kind").choices}
+    allowed = set(ItemKind.values)
     items = []
     for i, match in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)

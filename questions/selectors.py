@@ -34,11 +34,12 @@ def tracks_with_counts() -> QuerySet[Track]:
 def readable_count(track: Track, user: Any) -> int:
     """How many of the track's questions ``user`` can read (from the annotated counts)."""
     tier = policy.viewer_tier(user)
+    total, open_, account = (getattr(track, n) for n in ("question_count", "open_count", "account_count"))
     if tier == policy.Tier.PREMIUM:
-        return track.question_count
+        return total
     if tier == policy.Tier.FREE:
-        return track.open_count + track.account_count
-    return track.open_count
+        return open_ + account
+    return open_
 
 
 @dataclass
@@ -88,24 +89,24 @@ def question_detail(track_slug: str, number: int) -> Question:
     )
 
 
-def next_in_track(question: Question) -> Question | None:
-    return (
-        published_questions()
-        .filter(track=question.track, number__gt=question.number)
-        .select_related("track")
-        .order_by("number")
-        .first()
-    )
+def next_in_track(question: Question, *, exclude=()) -> Question | None:
+    """The next published question in the track; ``exclude`` (ids or a subquery) skips some."""
+    qs = published_questions().filter(track=question.track, number__gt=question.number)
+    if not isinstance(exclude, (list, tuple)) or exclude:
+        qs = qs.exclude(pk__in=exclude)
+    return qs.select_related("track").order_by("number").first()
 
 
-def closest_by_concepts(question: Question, *, limit: int = 4) -> list[Question]:
+def closest_by_concepts(question: Question, *, limit: int = 4, exclude=()) -> list[Question]:
     """Questions sharing the most concepts with ``question`` (ties: same track, then number)."""
     concept_ids = [c.id for c in question.concepts.all()]
     if not concept_ids:
         return []
+    qs = published_questions().exclude(pk=question.pk)
+    if not isinstance(exclude, (list, tuple)) or exclude:
+        qs = qs.exclude(pk__in=exclude)
     return list(
-        published_questions()
-        .exclude(pk=question.pk)
+        qs
         .filter(concepts__in=concept_ids)
         .annotate(shared=Count("concepts", distinct=True))
         .select_related("track")
