@@ -91,4 +91,81 @@ def make_track(db):
 
 # --- accounts & access fixtures ----------------------------------------------------------
 
+PASSWORD = "correct horse battery staple"  # UserFactory's password
+
+
+@pytest.fixture
+def anonymous():
+    from django.contrib.auth.models import AnonymousUser
+
+    return AnonymousUser()
+
+
+@pytest.fixture
+def free_user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def premium_user(db):
+    from inferview.access.services import grant_premium
+
+    u = UserFactory()
+    grant_premium(user=u, granted_by=None, reason="test fixture")
+    return u
+
+
+@pytest.fixture
+def staff_user(db):
+    return UserFactory(is_staff=True)
+
+
+@pytest.fixture
+def verified_user(db):
+    """A free user who can sign in with email and password (allauth needs a verified address)."""
+    from allauth.account.models import EmailAddress
+
+    u = UserFactory()
+    EmailAddress.objects.create(user=u, email=u.email, verified=True, primary=True)
+    return u
+
+
+@pytest.fixture
+def client_for(db):
+    """``client_for(user)``: a test client signed in as ``user`` (or anonymous for None)."""
+    from django.test import Client
+
+    def make(user=None, **kwargs):
+        c = Client(**kwargs)
+        if user is not None and getattr(user, "is_authenticated", False):
+            c.force_login(user)
+        return c
+
+    return make
+
+
 # --- community fixtures ------------------------------------------------------------------
+
+
+@pytest.fixture
+def fsrs_exact(settings):
+    """FSRS without interval fuzzing, so tests can check exact due dates."""
+    settings.FSRS_ENABLE_FUZZING = False
+
+
+@pytest.fixture
+def signed_in_page(live_server):
+    """``signed_in_page(page, user)``: put ``user``'s session cookie into a Playwright page."""
+    from django.conf import settings as dj_settings
+    from django.test import Client
+
+    def sign_in(pg, user):
+        c = Client()
+        c.force_login(user)
+        cookie = c.cookies[dj_settings.SESSION_COOKIE_NAME]
+        pg.context.add_cookies(
+            [{"name": dj_settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": live_server.url}]
+        )
+        return pg
+
+    return sign_in

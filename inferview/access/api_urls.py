@@ -1,3 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+from rest_framework.routers import SimpleRouter
 
-urlpatterns: list = []
+from . import api
+
+router = SimpleRouter()
+router.register("purchases", api.PurchaseViewSet, basename="purchase")
+
+urlpatterns = [path("access/", api.AccessView.as_view(), name="access")] + router.urls

@@ -14,6 +14,10 @@ staff          everything                            ``is_staff`` (authors and m
 Titles, summaries and question bodies are public for published content; the *answer*
 of a question and the *body* of a concept are what the access level guards.
 
+The paywall's figures come from here too (``paywall_figures``): the tier that unlocks an
+item, the next tier up for this viewer, how many answers each tier reads in the item's
+scope, and N, the answers this viewer cannot read yet ("unlock all N remaining answers").
+
 The viewer's tier is computed once per user object and memoised on it, so a page that
 checks fifty items runs one entitlement query, not fifty.
 """
@@ -24,7 +28,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 
 class Tier(enum.IntEnum):
@@ -133,3 +137,74 @@ def lock_label(item: Gated) -> str:
 def remaining_count(user: Any, queryset: QuerySet) -> int:
     """How many items of ``queryset`` this viewer cannot read yet (the paywall's N)."""
     return queryset.exclude(access__in=readable_levels(user)).count()
+
+
+def next_tier(user: Any) -> Tier | None:
+    """The tier above this viewer's, or ``None`` for premium and staff."""
+    tier = viewer_tier(user)
+    return Tier(tier + 1) if tier < Tier.PREMIUM else None
+
+
+def readable_by_tier(queryset: QuerySet) -> dict[Tier, int]:
+    """How many items of ``queryset`` each tier reads (one query)."""
+    per_level = {
+        row["access"]: row["n"]
+        for row in queryset.order_by().values("access").annotate(n=Count("id"))
+    }
+    return {
+        tier: sum(per_level.get(level, 0) for level in levels)
+        for tier, levels in READABLE_LEVELS.items()
+    }
+
+
+@dataclass(frozen=True)
+class PaywallFigures:
+    """What the paywall panel says to this viewer about this item."""
+
+    lock: Lock
+    viewer: Tier
+    next_tier: Tier | None
+    #: answers in the item's scope (its track, or the site for a concept) readable per tier
+    scope_readable: dict[Tier, int]
+    scope_total: int
+    #: N: the answers this viewer cannot read yet anywhere on the site
+    remaining: int
+
+    @property
+    def offers_free_account(self) -> bool:
+        return self.viewer == Tier.ANONYMOUS
+
+    @property
+    def offers_premium(self) -> bool:
+        return self.remaining > 0 and self.viewer < Tier.PREMIUM
+
+    @property
+    def anonymous_reads(self) -> int:
+        return self.scope_readable[Tier.ANONYMOUS]
+
+    @property
+    def free_reads(self) -> int:
+        return self.scope_readable[Tier.FREE]
+
+
+def paywall_figures(
+    user: Any, item: Gated, *, answers: QuerySet, scope: QuerySet | None = None
+) -> PaywallFigures | None:
+    """The paywall for ``item``, or ``None`` when ``user`` may read it.
+
+    ``answers`` is every answer a purchase would unlock (published questions); ``scope``
+    the ones the free-account offer counts in (the item's track; defaults to ``answers``).
+    """
+    lock = locked_reason(user, item)
+    if lock is None:
+        return None
+    scope = answers if scope is None else scope
+    per_tier = readable_by_tier(scope)
+    return PaywallFigures(
+        lock=lock,
+        viewer=viewer_tier(user),
+        next_tier=next_tier(user),
+        scope_readable=per_tier,
+        scope_total=per_tier[Tier.PREMIUM],
+        remaining=remaining_count(user, answers),
+    )

@@ -1,4 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
+
 app_name = "accounts"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("delete/", views.delete_account, name="delete"),
+]

@@ -141,13 +141,15 @@ if REDIS_URL:
 else:
     CELERY_QUEUE_DIR = VAR_DIR / "celery" / "queue"
     CELERY_RESULT_DIR = VAR_DIR / "celery" / "results"
-    for _folder in (CELERY_QUEUE_DIR, CELERY_RESULT_DIR):
+    for _folder in (CELERY_QUEUE_DIR, CELERY_RESULT_DIR, VAR_DIR / "celery" / "control"):
         _folder.mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_QUEUE_DIR),
         "data_folder_out": str(CELERY_QUEUE_DIR),
         "store_processed": False,
+        # fanout/broadcast (worker remote control) exchanges; default is ./control
+        "control_folder": str(VAR_DIR / "celery" / "control"),
     }
     CELERY_RESULT_BACKEND = f"file://{CELERY_RESULT_DIR}"
 
@@ -225,6 +227,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "QuestionKindEnum": "questions.models.Kind",
         "GuideItemKindEnum": "questions.models.ItemKind",
+        "PurchaseStatusEnum": "inferview.access.models.Purchase.Status",
     },
 }
 

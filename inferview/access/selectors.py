@@ -1,0 +1,42 @@
+"""Reads for access: receipts and the paywall's figures for a page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from . import policy
+from .models import Purchase
+
+
+def purchases_of(*, user: Any) -> QuerySet[Purchase]:
+    """The owner's purchases (receipts). Anyone else's are simply not in the queryset,
+    so a lookup by id for another user's purchase is a 404, not a 403."""
+    if not getattr(user, "is_authenticated", False):
+        return Purchase.objects.none()
+    return Purchase.objects.filter(user=user).order_by("-created_at", "-id")
+
+
+def receipts_of(*, user: Any) -> QuerySet[Purchase]:
+    """Purchases that took money (paid, or paid and then refunded or disputed); abandoned
+    and expired checkouts are not receipts."""
+    return purchases_of(user=user).exclude(
+        status__in=[Purchase.Status.PENDING, Purchase.Status.EXPIRED]
+    )
+
+
+def paywall_for(*, user: Any, item: Any) -> policy.PaywallFigures | None:
+    """Paywall figures for a question (scoped to its track) or a concept (the site)."""
+    from questions.selectors import published_questions
+
+    answers = published_questions()
+    track_id = getattr(item, "track_id", None)
+    scope = answers.filter(track_id=track_id) if track_id else answers
+    return policy.paywall_figures(user, item, answers=answers, scope=scope)
+
+
+def remaining_answers(*, user: Any) -> int:
+    from questions.selectors import published_questions
+
+    return policy.remaining_count(user, published_questions())

@@ -1,0 +1,30 @@
+from django import forms
+from django.conf import settings
+
+
+class DeleteAccountForm(forms.Form):
+    password = forms.CharField(
+        label="Your password",
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="To confirm it is you.",
+    )
+    confirm = forms.BooleanField(
+        label="I understand this deletes my account, progress, bookmarks and comments for good.",
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError("That is not your current password.")
+        return password
+
+
+class CurrencyForm(forms.Form):
+    currency = forms.ChoiceField(
+        label="Currency for prices",
+        choices=[(c, c) for c in settings.PREMIUM_PRICES],
+    )

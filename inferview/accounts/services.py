@@ -1,0 +1,31 @@
+"""Account writes that are ours rather than allauth's."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+
+@transaction.atomic
+def delete_account(*, user: Any) -> None:
+    """Delete a learner and their personal data.
+
+    The user row goes, and with it (by CASCADE) their email addresses, sessions' owner,
+    bookmarks, progress, practice history and comments. Purchases and entitlements are
+    financial records the provider also holds: they are kept without the person
+    (``user`` becomes NULL) so a later refund or dispute still matches its payment, and
+    active entitlements are revoked first, with the reason, rather than deleted.
+    """
+    from inferview.access.models import Entitlement
+
+    Entitlement.objects.filter(user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now(), revoked_reason="account deleted by its owner"
+    )
+    user_id = user.pk
+    user.delete()
+    logger.info("deleted account %s", user_id)

@@ -1,0 +1,89 @@
+"""Content with a recognisable marker in every guarded text, so a test can tell from any
+response body whether a locked answer or concept body leaked."""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.factories import ConceptFactory, QuestionFactory, TrackFactory
+
+LEVELS = ("open", "account", "premium")
+
+#: The table in the product brief: which access levels each tier reads. Tests compare
+#: against this, never against the policy module, so a broken policy is caught.
+READS = {
+    "anonymous": {"open"},
+    "free": {"open", "account"},
+    "premium": {"open", "account", "premium"},
+    "staff": {"open", "account", "premium"},
+}
+
+
+def marker(kind: str, access: str, n: int) -> str:
+    return f"SECRET{kind.upper()}{access.upper()}{n}X"
+
+
+@dataclass
+class GatedContent:
+    tracks: list = field(default_factory=list)
+    questions: list = field(default_factory=list)
+    concepts: list = field(default_factory=list)
+
+    def guarded_texts(self):
+        """(access level, marker) for every answer and concept body."""
+        for q in self.questions:
+            yield q.access, q.answer_marker
+        for c in self.concepts:
+            yield c.access, c.body_marker
+
+    def items(self):
+        return [*self.questions, *self.concepts]
+
+    def hidden_from(self, tier: str) -> list[str]:
+        return [m for access, m in self.guarded_texts() if access not in READS[tier]]
+
+    def visible_to(self, tier: str) -> list[str]:
+        return [m for access, m in self.guarded_texts() if access in READS[tier]]
+
+
+@pytest.fixture
+def gated(db) -> GatedContent:
+    """Two tracks; each has open, account and premium questions (3, 2 and 2: the paywall's
+    counts differ per tier); concepts at every level, linked to the questions."""
+    content = GatedContent()
+    concepts = []
+    for i, access in enumerate(LEVELS):
+        m = marker("concept", access, i)
+        c = ConceptFactory(
+            access=access,
+            slug=f"gated-concept-{access}",
+            title=f"Gated concept {access}",
+            body=f"{m} The concept body explains the idea in full, needleconcept{access}. {m}",
+        )
+        c.body_marker = m
+        c.needle = f"needleconcept{access}"
+        concepts.append(c)
+    content.concepts = concepts
+    n = 0
+    for t in range(2):
+        track = TrackFactory(slug=f"gated-track-{t}", title=f"Gated track {t}")
+        content.tracks.append(track)
+        number = 0
+        for access, count in (("open", 3), ("account", 2), ("premium", 2)):
+            for _ in range(count):
+                number += 1
+                n += 1
+                m = marker("answer", access, n)
+                q = QuestionFactory(
+                    track=track,
+                    number=number,
+                    slug=f"gated-{t}-{number}",
+                    access=access,
+                    answer=f"{m} The worked answer separates the two effects, needle{access}{n}. {m}",
+                    summary=f"Summary of gated question {n}.",
+                )
+                q.concepts.set(concepts)
+                q.answer_marker = m
+                q.needle = f"needle{access}{n}"
+                content.questions.append(q)
+    return content

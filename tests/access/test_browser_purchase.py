@@ -1,0 +1,142 @@
+"""In Chromium: sign up, verify by the emailed link, read the account tier's extra
+answers, buy premium with the local provider, read every answer."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core import mail
+
+from questions.content_io import import_content
+from questions.models import Question
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+EMAIL = "learner@example.com"
+PASSWORD = "a-sturdy-passphrase-2026"
+
+
+@pytest.fixture
+def shots(artifacts_dir):
+    target = Path(os.environ.get("ACCT_SHOTS_DIR") or artifacts_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+@pytest.fixture
+def dev_payments(settings):
+    # The local provider runs only with DEBUG; this is the development set-up.
+    settings.DEBUG = True
+    settings.PAYMENTS_LOCAL_PROVIDER = True
+    settings.STRIPE_SECRET_KEY = ""
+
+
+def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payments, shots):
+    import_content(settings.CONTENT_DIR)
+    by_access = {
+        level: list(
+            Question.objects.filter(published=True, access=level).select_related("track")[:2]
+        )
+        for level in ("open", "account", "premium")
+    }
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    url = live_server.url
+
+    # An anonymous visitor meets the sign-in paywall on an account answer.
+    account_q = by_access["account"][0]
+    page.goto(url + account_q.get_absolute_url())
+    assert page.locator(".paywall").is_visible()
+    assert page.locator("#answer-text").count() == 0
+    page.locator(".paywall").screenshot(path=str(shots / "paywall-anonymous.png"))
+    page.screenshot(path=str(shots / "question-anonymous.png"), full_page=True)
+
+    # Sign up.
+    page.get_by_role("link", name="Create a free account").first.click()
+    page.wait_for_url("**/accounts/signup/**")
+    page.screenshot(path=str(shots / "signup.png"), full_page=True)
+    page.get_by_label("Email").fill(EMAIL)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label(re.compile("Password \\(again\\)")).fill(PASSWORD)
+    page.get_by_role("button", name="Create account").click()
+    page.wait_for_url("**/accounts/confirm-email/")
+    assert page.get_by_role("heading", name="Check your email").is_visible()
+    page.screenshot(path=str(shots / "verification-sent.png"), full_page=True)
+
+    # Verify by the emailed link.
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == [EMAIL]
+    link = re.search(r"https?://\S+", mail.outbox[0].body).group(0)
+    page.goto(link)
+    page.screenshot(path=str(shots / "confirm-email.png"), full_page=True)
+    page.get_by_role("button", name="Confirm my email").click()
+    page.wait_for_load_state()
+    assert page.get_by_role("link", name="Account").is_visible()
+
+    # The account tier's extra answers are open now; premium ones are not.
+    # (A signed-in learner's answer sits in the page, hidden until they reveal it after
+    # writing their own approach; "readable" is the answer being there and no paywall.)
+    for q in by_access["open"] + by_access["account"]:
+        page.goto(url + q.get_absolute_url())
+        assert page.locator("#answer-text").count() == 1, q
+        assert page.locator(".paywall").count() == 0, q
+    page.goto(url + account_q.get_absolute_url())
+    page.get_by_role("button", name="Save and reveal the answer").click()
+    page.wait_for_load_state()
+    assert page.locator("#answer-text").is_visible()
+    premium_q = by_access["premium"][0]
+    page.goto(url + premium_q.get_absolute_url())
+    paywall = page.locator(".paywall")
+    assert paywall.is_visible() and page.locator("#answer-text").count() == 0
+    remaining = int(paywall.get_attribute("data-remaining"))
+    assert (
+        remaining
+        == Question.objects.filter(published=True, track__published=True, access="premium").count()
+    )
+    assert f"{remaining} remaining answers" in paywall.inner_text()
+    paywall.screenshot(path=str(shots / "paywall-free.png"))
+
+    # Buy premium with the local provider.
+    page.get_by_role("button", name=re.compile("Unlock everything for \\$25")).click()
+    page.wait_for_url("**/premium/checkout/local/**")
+    page.screenshot(path=str(shots / "local-checkout.png"), full_page=True)
+    page.get_by_role("button", name="Pay $25").click()
+    page.wait_for_url("**/premium/checkout/success/**")
+    assert page.get_by_role("heading", name="You have Premium").is_visible()
+    page.screenshot(path=str(shots / "checkout-success.png"), full_page=True)
+
+    # Every answer.
+    for q in Question.objects.filter(published=True, track__published=True).select_related("track"):
+        page.goto(url + q.get_absolute_url())
+        assert page.locator("#answer-text").count() == 1, q
+        assert page.locator(".paywall").count() == 0, q
+    page.goto(url + premium_q.get_absolute_url())
+    page.screenshot(path=str(shots / "question-premium.png"), full_page=True)
+
+    page.goto(url + "/account/receipts/")
+    assert page.locator(".receipts-table tbody tr").count() == 1
+    assert "Paid" in page.locator(".receipts-table").inner_text()
+    page.screenshot(path=str(shots / "receipts.png"), full_page=True)
+    page.locator(".receipts-table a").first.click()
+    page.screenshot(path=str(shots / "receipt.png"), full_page=True)
+    page.goto(url + "/account/")
+    page.screenshot(path=str(shots / "account.png"), full_page=True)
+
+    # Sign out; the sign-in page.
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_load_state()
+    page.goto(url + "/accounts/login/")
+    page.screenshot(path=str(shots / "signin.png"), full_page=True)
+    page.get_by_label("Email").fill(EMAIL)
+    page.get_by_label("Password").fill("not-my-password")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_load_state()
+    assert page.locator(".form-errors").is_visible()
+    page.screenshot(path=str(shots / "signin-error.png"), full_page=True)
+    page.goto(url + "/premium/")
+    page.screenshot(path=str(shots / "premium-anonymous.png"), full_page=True)
+    assert errors == []
+    context.close()
