@@ -15,3 +15,7 @@ class QuestionsConfig(AppConfig):
     def ready(self) -> None:
         # Permissions exist only after migrate creates them, so the group is (re)built then.
         post_migrate.connect(_ensure_roles, sender=self)
+        # Table rebuilds on SQLite drop the search index's triggers; put them back.
+        from .search import ensure_sqlite_index
+
+        post_migrate.connect(ensure_sqlite_index, sender=self)

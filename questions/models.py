@@ -225,3 +225,24 @@ class GuideItem(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class QuestionSimilarity(models.Model):
+    """A question's nearest published neighbours by TF-IDF cosine, precomputed.
+
+    Rows are rewritten together by the ``questions.recompute_similarity`` task after a
+    content change (``questions.similarity``); a page view only reads its one row.
+    ``neighbours`` is ``[[question_id, cosine], ...]``, best first.
+    """
+
+    question = models.OneToOneField(
+        Question, on_delete=models.CASCADE, primary_key=True, related_name="similarity"
+    )
+    neighbours = models.JSONField(default=list)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "question similarities"
+
+    def __str__(self) -> str:
+        return f"Neighbours of {self.question_id}"

@@ -97,16 +97,14 @@ def next_in_track(question: Question, *, exclude=()) -> Question | None:
     return qs.select_related("track").order_by("number").first()
 
 
-def closest_by_concepts(question: Question, *, limit: int = 4, exclude=()) -> list[Question]:
+def closest_by_concepts(question: Question, *, limit: int = 4) -> list[Question]:
     """Questions sharing the most concepts with ``question`` (ties: same track, then number)."""
     concept_ids = [c.id for c in question.concepts.all()]
     if not concept_ids:
         return []
-    qs = published_questions().exclude(pk=question.pk)
-    if not isinstance(exclude, (list, tuple)) or exclude:
-        qs = qs.exclude(pk__in=exclude)
     return list(
-        qs
+        published_questions()
+        .exclude(pk=question.pk)
         .filter(concepts__in=concept_ids)
         .annotate(shared=Count("concepts", distinct=True))
         .select_related("track")

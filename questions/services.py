@@ -11,6 +11,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from .models import Concept, Guide, Question, Track
+from .tasks import schedule_similarity_recompute
 
 # The fields whose change is a real content edit (and so moves "Updated <Month Year>").
 CONTENT_FIELDS: dict[type, tuple[str, ...]] = {
@@ -52,6 +53,10 @@ def save_content(obj: Any, *, extra: Any = None, updated_at=None) -> bool:
     if obj.published and obj.published_at is None:
         obj.published_at = timezone.now()
     obj.save()
+    if isinstance(obj, (Question, Concept)):
+        # Concept links may change in the same transaction (admin's save_related), so
+        # questions and concepts always queue one; the task dedupes bursts.
+        schedule_similarity_recompute()
     return changed
 
 
@@ -66,6 +71,8 @@ def set_published(queryset, *, published: bool) -> int:
             obj.published_at = now
         obj.save(update_fields=["published", "published_at"])
         count += 1
+    if count:
+        schedule_similarity_recompute()
     return count
 
 

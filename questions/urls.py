@@ -7,6 +7,7 @@ app_name = "questions"
 urlpatterns = [
     path("", views.home, name="home"),
     path("curriculum/", views.curriculum, name="curriculum"),
+    path("search/", views.search, name="search"),
     path("tracks/<slug:slug>/", views.track, name="track"),
     path("tracks/<slug:track_slug>/<int:number>/", views.question_detail, name="detail-short"),
     path("tracks/<slug:track_slug>/<int:number>/<slug:slug>/", views.question_detail, name="detail"),

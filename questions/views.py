@@ -8,10 +8,12 @@ from django.shortcuts import render
 from django.views.decorators.vary import vary_on_cookie
 
 from inferview.access import policy
+from inferview.community import selectors as community
 
+from . import search as site_search
 from . import selectors
 from .markdown import plain_text, render_markdown
-from .models import Guide
+from .models import Difficulty, Guide, Kind, Track
 
 
 def _annotate_access(user, items) -> None:
@@ -25,8 +27,10 @@ def home(request: HttpRequest) -> HttpResponse:
     tracks = list(selectors.tracks_with_counts())
     for t in tracks:
         t.readable = selectors.readable_count(t, request.user)
+    community.attach_track_progress(request.user, tracks)
     latest = list(selectors.published_questions().select_related("track").order_by("-published_at")[:6])
     _annotate_access(request.user, latest)
+    community.annotate_questions(request.user, latest)
     guides = list(Guide.objects.published())
     return render(request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides})
 
@@ -38,6 +42,7 @@ def curriculum(request: HttpRequest) -> HttpResponse:
         for t in g.tracks:
             t.readable = selectors.readable_count(t, request.user)
         _annotate_access(request.user, g.concepts)
+    community.attach_track_progress(request.user, [t for g in groups for t in g.tracks])
     return render(request, "questions/curriculum.html", {"groups": groups})
 
 
@@ -45,6 +50,8 @@ def curriculum(request: HttpRequest) -> HttpResponse:
 def track(request: HttpRequest, slug: str) -> HttpResponse:
     track, questions = selectors.track_detail(slug)
     _annotate_access(request.user, questions)
+    community.annotate_questions(request.user, questions)
+    community.attach_track_progress(request.user, [track], totals={track.pk: len(questions)})
     readable = sum(1 for q in questions if q.viewer_can_read)
     return render(
         request,
@@ -66,8 +73,6 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
     lock = policy.locked_reason(request.user, question)
     concepts = list(question.concepts.all())
     _annotate_access(request.user, concepts)
-    nxt = selectors.next_in_track(question)
-    closest = [q for q in selectors.closest_by_concepts(question) if not nxt or q.pk != nxt.pk][:3]
     context = {
         "question": question,
         "track": question.track,
@@ -75,11 +80,16 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "body_html": render_markdown(question.body),
         "answer_html": render_markdown(question.answer) if lock is None else None,
         "concepts": concepts,
-        "next_question": nxt,
-        "closest": closest,
         "embeds": list(question.calculator_embeds.all()),
         "meta_description": question.summary,
     }
+    # Bookmark, practice, difficulty, discussion and up next (skipping confident questions).
+    context.update(
+        community.question_page_context(
+            user=request.user, question=question, readable=lock is None,
+            sort=request.GET.get("csort", "newest"), page=request.GET.get("cpage", 1),
+        )
+    )
     return render(request, "questions/detail.html", context)
 
 
@@ -89,6 +99,7 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     lock = policy.locked_reason(request.user, concept)
     questions = selectors.questions_for_concept(concept)
     _annotate_access(request.user, questions)
+    community.annotate_questions(request.user, questions)
     return render(
         request,
         "questions/concept.html",
@@ -98,6 +109,10 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "body_html": render_markdown(concept.body) if lock is None else None,
             "questions": questions,
             "meta_description": concept.summary,
+            **community.concept_page_context(
+                user=request.user, concept=concept,
+                sort=request.GET.get("csort", "newest"), page=request.GET.get("cpage", 1),
+            ),
         },
     )
 
@@ -124,5 +139,31 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "intro_html": render_markdown(guide.intro),
             "sections": sections,
             "meta_description": plain_text(guide.summary, 160),
+        },
+    )
+
+
+@vary_on_cookie
+def search(request: HttpRequest) -> HttpResponse:
+    """Search page: ranked hits with snippets cut only from text this viewer may read."""
+    text = request.GET.get("q", "").strip()
+    filters = site_search.SearchFilters(
+        type=request.GET.get("type") if request.GET.get("type") in site_search.TYPES else None,
+        track=request.GET.get("track") or None,
+        difficulty=request.GET.get("difficulty") if request.GET.get("difficulty") in Difficulty.values else None,
+        kind=request.GET.get("kind") if request.GET.get("kind") in Kind.values else None,
+    )
+    hits = site_search.search(text, user=request.user, filters=filters) if text else []
+    return render(
+        request,
+        "questions/search.html",
+        {
+            "q": text,
+            "filters": filters,
+            "hits": hits,
+            "tracks": Track.objects.published().only("slug", "title"),
+            "difficulties": Difficulty.choices,
+            "kinds": Kind.choices,
+            "types": [(t, t.title()) for t in site_search.TYPES],
         },
     )

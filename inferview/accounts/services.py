@@ -16,7 +16,8 @@ def delete_account(*, user: Any) -> None:
     """Delete a learner and their personal data.
 
     The user row goes, and with it (by CASCADE) their email addresses, sessions' owner,
-    bookmarks, progress, practice history and comments. Purchases and entitlements are
+    bookmarks, progress and practice history. Their comments are blanked and
+    detached (shown as "[deleted]") so that other people's replies keep their thread. Purchases and entitlements are
     financial records the provider also holds: they are kept without the person
     (``user`` becomes NULL) so a later refund or dispute still matches its payment, and
     active entitlements are revoked first, with the reason, rather than deleted.
@@ -25,6 +26,12 @@ def delete_account(*, user: Any) -> None:
 
     Entitlement.objects.filter(user=user, revoked_at__isnull=True).update(
         revoked_at=timezone.now(), revoked_reason="account deleted by its owner"
+    )
+    from inferview.community.models import Comment
+
+    # Comments lose their text and author but keep their place, so replies survive.
+    Comment.objects.filter(author=user).update(
+        body="", body_html="", deleted_at=timezone.now(), author=None
     )
     user_id = user.pk
     user.delete()

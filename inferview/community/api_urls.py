@@ -1,3 +1,36 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from .api import discovery, discussion, learning
+
+urlpatterns = [
+    path("bookmarks/", learning.BookmarkListView.as_view(), name="api-bookmarks"),
+    path("progress/", learning.ProgressView.as_view(), name="api-progress"),
+    path("reviews/", learning.ReviewsView.as_view(), name="api-reviews"),
+    path("dashboard/", learning.DashboardView.as_view(), name="api-dashboard"),
+    path("search/", discovery.SearchView.as_view(), name="api-search"),
+    path("questions/<int:pk>/practice/", learning.PracticeView.as_view(), name="api-practice"),
+    path(
+        "questions/<int:pk>/progress/", learning.ProgressSetView.as_view(), name="api-progress-set"
+    ),
+    path("questions/<int:pk>/rating/", learning.RatingView.as_view(), name="api-rating"),
+    path(
+        "questions/<int:pk>/comments/",
+        discussion.QuestionCommentsView.as_view(),
+        name="api-question-comments",
+    ),
+    path(
+        "questions/<int:pk>/difficulty/", discussion.DifficultyView.as_view(), name="api-difficulty"
+    ),
+    path("questions/<int:pk>/up-next/", discovery.UpNextView.as_view(), name="api-up-next"),
+    path(
+        "concepts/<slug:slug>/comments/",
+        discussion.ConceptCommentsView.as_view(),
+        name="api-concept-comments",
+    ),
+    path("comments/<int:pk>/", discussion.CommentDetailView.as_view(), name="api-comment"),
+    path(
+        "comments/<int:pk>/report/",
+        discussion.CommentReportView.as_view(),
+        name="api-comment-report",
+    ),
+]

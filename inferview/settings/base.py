@@ -228,6 +228,7 @@ SPECTACULAR_SETTINGS = {
         "QuestionKindEnum": "questions.models.Kind",
         "GuideItemKindEnum": "questions.models.ItemKind",
         "PurchaseStatusEnum": "inferview.access.models.Purchase.Status",
+        "ProgressStatusEnum": "inferview.community.models.ProgressStatus",
     },
 }
 

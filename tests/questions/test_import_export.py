@@ -7,7 +7,15 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from questions.content_io import import_content
-from questions.models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+from questions.models import (
+    CalculatorEmbed,
+    Concept,
+    Guide,
+    GuideItem,
+    GuideSection,
+    Question,
+    Track,
+)
 
 MODELS = [Track, Question, Concept, Guide, GuideSection, GuideItem, CalculatorEmbed]
 

@@ -1,0 +1,84 @@
+"""Up next and search API: public, shaped by the viewer (skips, gating)."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+)
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from inferview.api.errors import ApiError
+from inferview.community import selectors
+from questions import search as site_search
+from questions.models import Difficulty, Kind
+from questions.selectors import published_questions
+
+from .serializers import (
+    QuestionBriefSerializer,
+    SearchHitSerializer,
+    UpNextSerializer,
+)
+
+
+class UpNextView(APIView):
+    @extend_schema(
+        summary="Next in the track and closest questions (skips ones you are confident in)",
+        responses=UpNextSerializer,
+        tags=["community"],
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        question = get_object_or_404(
+            published_questions().select_related("track").prefetch_related("concepts"), pk=pk
+        )
+        nxt, closest = selectors.up_next(question, request.user)
+        return Response(
+            {
+                "next_in_track": QuestionBriefSerializer(nxt).data if nxt else None,
+                "closest": QuestionBriefSerializer(closest, many=True).data,
+            }
+        )
+
+
+# --- Search and dashboard --------------------------------------------------------------------
+
+
+class SearchView(APIView):
+    @extend_schema(
+        summary="Search tracks, questions, concepts and guides",
+        description="Snippets come only from text this viewer may read: a locked answer is neither matched nor quoted.",
+        parameters=[
+            OpenApiParameter("q", OpenApiTypes.STR, required=True),
+            OpenApiParameter("type", OpenApiTypes.STR, enum=list(site_search.TYPES)),
+            OpenApiParameter("track", OpenApiTypes.STR, description="Track slug (questions only)"),
+            OpenApiParameter("difficulty", OpenApiTypes.STR, enum=Difficulty.values),
+            OpenApiParameter(
+                "kind", OpenApiTypes.STR, enum=Kind.values, description="Question kind"
+            ),
+        ],
+        responses=SearchHitSerializer(many=True),
+        tags=["search"],
+    )
+    def get(self, request: Request) -> Response:
+        p = request.query_params
+        errors = {}
+        if p.get("type") and p["type"] not in site_search.TYPES:
+            errors["type"] = [f"Choose one of {', '.join(site_search.TYPES)}."]
+        if p.get("difficulty") and p["difficulty"] not in Difficulty.values:
+            errors["difficulty"] = [f"Choose one of {', '.join(Difficulty.values)}."]
+        if p.get("kind") and p["kind"] not in Kind.values:
+            errors["kind"] = [f"Choose one of {', '.join(Kind.values)}."]
+        if errors:
+            raise ApiError("invalid", "The request has invalid fields.", errors)
+        filters = site_search.SearchFilters(
+            type=p.get("type") or None,
+            track=p.get("track") or None,
+            difficulty=p.get("difficulty") or None,
+            kind=p.get("kind") or None,
+        )
+        hits = site_search.search(p.get("q", ""), user=request.user, filters=filters)
+        return Response(SearchHitSerializer(hits, many=True).data)

@@ -1,0 +1,54 @@
+"""FSRS scheduling: the ``fsrs`` package's scheduler and conversion from our rows.
+
+``ReviewCard`` stores exactly ``fsrs.Card``'s fields, so a card round-trips without loss;
+the scheduler uses the package's default FSRS-6 weights and learning steps (1 and 10
+minutes). Fuzzing (a small random spread of intervals, so cards rated together do not
+all fall due together) is on unless ``FSRS_ENABLE_FUZZING`` is false, as in tests that
+check exact due dates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import fsrs
+from django.conf import settings
+from django.utils import timezone
+
+from .models import Rating, ReviewCard
+
+
+def scheduler() -> fsrs.Scheduler:
+    """The scheduler that records reviews (fuzzed unless FSRS_ENABLE_FUZZING is false)."""
+    return fsrs.Scheduler(enable_fuzzing=getattr(settings, "FSRS_ENABLE_FUZZING", True))
+
+
+def card_to_fsrs(card: ReviewCard) -> fsrs.Card:
+    # The id plays no part in scheduling; passing one stops fsrs.Card from sleeping a
+    # millisecond to make a unique timestamp id.
+    return fsrs.Card(
+        card_id=card.pk or 1,
+        state=fsrs.State(card.state),
+        step=card.step,
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )
+
+
+def preview_intervals(
+    *, card: ReviewCard | None, now: dt.datetime | None = None
+) -> dict[int, dt.timedelta]:
+    """What each rating would schedule now, for the labels on the rating buttons.
+
+    Unfuzzed, so the labels are stable between page views; the recorded review may
+    land a little either side once it is past the learning steps.
+    """
+    now = now or timezone.now()
+    base = card_to_fsrs(card) if card else fsrs.Card(card_id=1, due=now)
+    sched = fsrs.Scheduler(enable_fuzzing=False)
+    return {
+        r.value: sched.review_card(base, fsrs.Rating(r.value), review_datetime=now)[0].due - now
+        for r in Rating
+    }

@@ -1,0 +1,403 @@
+"""Search over tracks, questions, concepts and guides: one interface, two engines.
+
+``search(text, user=...)`` runs PostgreSQL full-text search (``SearchVector``,
+``SearchRank``, ``SearchHeadline``) when the database is PostgreSQL and the SQLite FTS5
+table ``questions_search_index`` (created by migration ``0003_search_index`` and kept
+current by triggers) otherwise.
+
+Gating: every item's text is split into *public* text (titles, summaries, a question's
+scenario) and *guarded* text (a question's answer, a concept's body). Guarded text is
+matched and snippeted only for items the access policy lets this viewer read; for the
+rest the query runs against public text alone and snippets are cut from public text
+alone, so a locked answer's words can neither find an item nor appear in a result.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.utils.safestring import SafeString, mark_safe
+
+from inferview.access import policy
+
+from .models import Concept, Guide, GuideItem, Track
+from .selectors import published_questions
+from .similarity import STOP_WORDS
+
+# Private-use code points mark highlights inside the engines, then become <mark> after
+# the text is escaped, so only our own tags ever reach the page.
+HL_START, HL_END = "\ue000", "\ue001"
+TYPES = ("question", "concept", "track", "guide")
+MAX_QUERY_LENGTH = 200
+SNIPPET_TOKENS = 28
+_WORD = re.compile(r"\w+", re.UNICODE)
+_MARKDOWN_NOISE = re.compile(
+    r"(\*\*|__|`+|^#+\s*|\{\{.*?(?:\}\}|$)|!?\[([^\]]*)\]\([^)]*\))", re.MULTILINE | re.DOTALL
+)
+
+
+@dataclass
+class SearchHit:
+    type: str  # question, concept, track or guide
+    obj: Any
+    title: str
+    url: str
+    snippet: SafeString
+    score: float
+    guarded_searched: bool  # False when the viewer may not read the item's guarded text
+
+    @property
+    def type_label(self) -> str:
+        return {"question": "Question", "concept": "Concept", "track": "Track", "guide": "Guide"}[
+            self.type
+        ]
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    type: str | None = None
+    track: str | None = None  # track slug
+    difficulty: str | None = None
+    kind: str | None = None  # question kind
+
+    @property
+    def questions_only(self) -> bool:
+        return bool(self.track or self.difficulty or self.kind)
+
+    def wants(self, kind: str) -> bool:
+        if self.questions_only and kind != "question":
+            return False
+        return self.type in (None, "", kind)
+
+
+def terms(text: str) -> list[str]:
+    return _WORD.findall((text or "")[:MAX_QUERY_LENGTH].lower())
+
+
+def render_snippet(raw: str) -> SafeString:
+    """Engine snippet (with HL markers) to safe HTML: Markdown noise dropped, escaped."""
+    text = _MARKDOWN_NOISE.sub(lambda m: m.group(2) if m.group(2) is not None else "", raw or "")
+    text = " ".join(text.split())
+    escaped = html.escape(text)
+    if escaped.count(HL_START) != escaped.count(HL_END):
+        escaped = escaped.replace(HL_START, "").replace(HL_END, "")
+    return mark_safe(escaped.replace(HL_START, "<mark>").replace(HL_END, "</mark>"))
+
+
+def search(
+    text: str, *, user: Any, filters: SearchFilters | None = None, limit: int = 50
+) -> list[SearchHit]:
+    """Ranked hits for ``text`` that this viewer may see, best first."""
+    filters = filters or SearchFilters()
+    words = terms(text)
+    if not words:
+        return []
+    if connection.vendor == "postgresql":
+        hits = _search_postgres(text[:MAX_QUERY_LENGTH], user, filters)
+    else:
+        hits = _search_sqlite(words, user, filters)
+    hits.sort(key=lambda h: -h.score)
+    return hits[:limit]
+
+
+# --- SQLite FTS5 ---------------------------------------------------------------------------
+
+# Column order of questions_search_index: kind, object_id, access, title, public_text, guarded_text
+_PUBLIC_COLUMN = 4
+_BM25 = "bm25(questions_search_index, 0, 0, 0, 10.0, 4.0, 2.0)"
+
+
+def _fts_query(words: list[str], *, public_only: bool) -> str:
+    """All the (non-stop) words, or the exact phrase, which bm25 then scores higher.
+
+    Every term is quoted, so no user input is read as FTS5 syntax.
+    """
+    content = [w for w in words if w not in STOP_WORDS] or words
+    expr = " ".join(f'"{w}"' for w in content)
+    if len(words) > 1:
+        phrase = " ".join(words)
+        expr = f'"{phrase}" OR ({expr})'
+    return f"{{title public_text}} : ({expr})" if public_only else expr
+
+
+def _fts_rows(
+    words: list[str], kinds: list[str], levels: tuple[str, ...], readable: bool
+) -> list[tuple]:
+    if not kinds:
+        return []
+    snippet_column = -1 if readable else _PUBLIC_COLUMN
+    level_marks = ", ".join(["%s"] * len(levels))
+    kind_marks = ", ".join(["%s"] * len(kinds))
+    where_access = f"access IN ({level_marks})" if readable else f"access NOT IN ({level_marks})"
+    sql = (
+        f"SELECT kind, object_id, {_BM25}, "
+        f"snippet(questions_search_index, {snippet_column}, %s, %s, '…', {SNIPPET_TOKENS}), access "
+        "FROM questions_search_index WHERE questions_search_index MATCH %s "
+        f"AND kind IN ({kind_marks}) AND {where_access}"
+    )
+    params = [HL_START, HL_END, _fts_query(words, public_only=not readable), *kinds, *levels]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _search_sqlite(words: list[str], user: Any, filters: SearchFilters) -> list[SearchHit]:
+    kinds = [k for k in ("question", "concept", "track", "guide") if filters.wants(k)]
+    if "guide" in kinds:
+        kinds.append("guideitem")
+    levels = policy.readable_levels(user)
+    rows = _fts_rows(words, kinds, levels, True) + _fts_rows(words, kinds, levels, False)
+    found: dict[str, dict[int, tuple[float, str, str]]] = {}
+    for kind, object_id, bm25, snip, access in rows:
+        found.setdefault(kind, {})[int(object_id)] = (-float(bm25), snip, access)
+    return _materialise(found, user, filters)
+
+
+def _materialise(
+    found: dict[str, dict[int, tuple[float, str, str]]], user: Any, filters: SearchFilters
+) -> list[SearchHit]:
+    """Load the matched objects through the ORM, keeping only published, filtered items.
+
+    The access level recorded in the index must match the object's; a row that disagrees
+    is dropped rather than trusted.
+    """
+    hits: list[SearchHit] = []
+    if found.get("question"):
+        qs = published_questions().filter(pk__in=found["question"]).select_related("track")
+        if filters.track:
+            qs = qs.filter(track__slug=filters.track)
+        if filters.difficulty:
+            qs = qs.filter(difficulty=filters.difficulty)
+        if filters.kind:
+            qs = qs.filter(kind=filters.kind)
+        for q in qs:
+            score, snip, access = found["question"][q.pk]
+            if access != q.access:
+                continue
+            q.viewer_can_read = policy.can_read(user, q)
+            q.lock_label = policy.lock_label(q)
+            hits.append(
+                SearchHit(
+                    "question",
+                    q,
+                    q.title,
+                    q.get_absolute_url(),
+                    render_snippet(snip),
+                    score,
+                    q.viewer_can_read,
+                )
+            )
+    if found.get("concept"):
+        for c in Concept.objects.published().filter(pk__in=found["concept"]):
+            score, snip, access = found["concept"][c.pk]
+            if access != c.access:
+                continue
+            c.viewer_can_read = policy.can_read(user, c)
+            c.lock_label = policy.lock_label(c)
+            hits.append(
+                SearchHit(
+                    "concept",
+                    c,
+                    c.title,
+                    c.get_absolute_url(),
+                    render_snippet(snip),
+                    score,
+                    c.viewer_can_read,
+                )
+            )
+    if found.get("track"):
+        for t in Track.objects.published().filter(pk__in=found["track"]):
+            score, snip, _ = found["track"][t.pk]
+            hits.append(
+                SearchHit(
+                    "track", t, t.title, t.get_absolute_url(), render_snippet(snip), score, True
+                )
+            )
+    guide_scores: dict[int, tuple[float, str]] = {}
+    for gid, (score, snip, _) in found.get("guide", {}).items():
+        guide_scores[gid] = (score, snip)
+    if found.get("guideitem"):
+        items = GuideItem.objects.filter(pk__in=found["guideitem"]).values_list(
+            "pk", "section__guide_id"
+        )
+        for item_id, gid in items:
+            score, snip, _ = found["guideitem"][item_id]
+            if gid not in guide_scores or guide_scores[gid][0] < score:
+                guide_scores[gid] = (score, snip)
+    if guide_scores:
+        for g in Guide.objects.published().filter(pk__in=guide_scores):
+            score, snip = guide_scores[g.pk]
+            hits.append(
+                SearchHit(
+                    "guide", g, g.title, g.get_absolute_url(), render_snippet(snip), score, True
+                )
+            )
+    return hits
+
+
+# --- PostgreSQL -----------------------------------------------------------------------------
+
+
+def _search_postgres(text: str, user: Any, filters: SearchFilters) -> list[SearchHit]:
+    from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
+    from django.db.models import F, TextField, Value
+    from django.db.models.functions import Concat
+
+    config = "english"
+    query = SearchQuery(text, search_type="websearch", config=config)
+    levels = policy.readable_levels(user)
+    headline_opts = {
+        "config": config,
+        "start_sel": HL_START,
+        "stop_sel": HL_END,
+        "max_words": 30,
+        "min_words": 12,
+        "fragment_delimiter": " … ",
+        "max_fragments": 2,
+    }
+
+    def ranked(qs, public: list[str], guarded: str | None):
+        """Annotate rank and headline over public text, plus guarded text when given."""
+        vector = SearchVector("title", weight="A", config=config) + SearchVector(
+            *public, weight="B", config=config
+        )
+        parts: list[Any] = []
+        for name in public + ([guarded] if guarded else []):
+            parts += [F(name), Value(" ")]
+        if guarded:
+            vector = vector + SearchVector(guarded, weight="C", config=config)
+        return (
+            qs.annotate(search=vector)
+            .filter(search=query)
+            .annotate(
+                rank=SearchRank(vector, query, cover_density=True),
+                headline=SearchHeadline(
+                    Concat(*parts, output_field=TextField()), query, **headline_opts
+                ),
+            )
+        )
+
+    found: dict[str, dict[int, tuple[float, str, str]]] = {}
+
+    def collect(kind: str, qs, public: list[str], guarded: str | None, gated: bool) -> None:
+        bucket = found.setdefault(kind, {})
+        if gated:
+            pairs = [(qs.filter(access__in=levels), guarded), (qs.exclude(access__in=levels), None)]
+        else:
+            pairs = [(qs, None)]
+        for subset, guarded_field in pairs:
+            for obj_id, rank, headline, access in ranked(subset, public, guarded_field).values_list(
+                "pk", "rank", "headline", "access" if gated else "pk"
+            ):
+                bucket[obj_id] = (float(rank), headline, access if gated else "open")
+
+    if filters.wants("question"):
+        qs = published_questions()
+        if filters.track:
+            qs = qs.filter(track__slug=filters.track)
+        if filters.difficulty:
+            qs = qs.filter(difficulty=filters.difficulty)
+        if filters.kind:
+            qs = qs.filter(kind=filters.kind)
+        collect("question", qs, ["summary", "body"], "answer", True)
+    if filters.wants("concept"):
+        collect("concept", Concept.objects.published(), ["summary"], "body", True)
+    if filters.wants("track"):
+        collect("track", Track.objects.published(), ["summary", "description"], None, False)
+    if filters.wants("guide"):
+        collect("guide", Guide.objects.published(), ["summary", "intro"], None, False)
+        collect(
+            "guideitem",
+            GuideItem.objects.filter(section__guide__published=True),
+            ["body"],
+            None,
+            False,
+        )
+    return _materialise(found, user, filters)
+
+
+# --- Keeping the SQLite index whole ---------------------------------------------------------
+
+# (kind, table, title, public text, guarded text, access), as in migration 0003.
+_SOURCES = [
+    (
+        "question",
+        "questions_question",
+        "{r}.title",
+        "{r}.summary || ' ' || {r}.body",
+        "{r}.answer",
+        "{r}.access",
+    ),
+    ("concept", "questions_concept", "{r}.title", "{r}.summary", "{r}.body", "{r}.access"),
+    (
+        "track",
+        "questions_track",
+        "{r}.title",
+        "{r}.summary || ' ' || {r}.description",
+        "''",
+        "'open'",
+    ),
+    ("guide", "questions_guide", "{r}.title", "{r}.summary || ' ' || {r}.intro", "''", "'open'"),
+    ("guideitem", "questions_guideitem", "{r}.title", "{r}.body", "''", "'open'"),
+]
+_COLUMNS = "kind, object_id, access, title, public_text, guarded_text"
+
+
+def _values(kind: str, title: str, public: str, guarded: str, access: str, r: str) -> str:
+    return ", ".join(
+        [
+            f"'{kind}'",
+            f"{r}.id",
+            access.format(r=r),
+            title.format(r=r),
+            public.format(r=r),
+            guarded.format(r=r),
+        ]
+    )
+
+
+def ensure_sqlite_index(using: str = "default", **kwargs: Any) -> bool:
+    """Recreate missing triggers (and refill the index) after ``migrate``.
+
+    SQLite rebuilds a table for many schema changes (Django's ``ALTER`` emulation copies
+    it and drops the old one), and dropping a table drops its triggers; without this a
+    later migration on a content table would silently freeze the index. Returns whether
+    anything had to be repaired. Connected to ``post_migrate`` in ``questions.apps``.
+    """
+    from django.db import connections
+
+    conn = connections[using]
+    if conn.vendor != "sqlite":
+        return False
+    with conn.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")
+        existing = {row[0] for row in cursor.fetchall()}
+        if "questions_search_index" not in existing or "questions_question" not in existing:
+            return False  # before migration 0003, or a partial test schema
+        wanted = {f"{table}_search_{s}" for _, table, *_ in _SOURCES for s in ("ai", "au", "ad")}
+        if wanted <= existing:
+            return False
+        for kind, table, title, public, guarded, access in _SOURCES:
+            delete = (
+                f"DELETE FROM questions_search_index WHERE kind = '{kind}' AND object_id = old.id;"
+            )
+            insert = f"INSERT INTO questions_search_index({_COLUMNS}) VALUES ({_values(kind, title, public, guarded, access, 'new')});"
+            cursor.execute(
+                f"CREATE TRIGGER IF NOT EXISTS {table}_search_ai AFTER INSERT ON {table} BEGIN {insert} END"
+            )
+            cursor.execute(
+                f"CREATE TRIGGER IF NOT EXISTS {table}_search_au AFTER UPDATE ON {table} BEGIN {delete} {insert} END"
+            )
+            cursor.execute(
+                f"CREATE TRIGGER IF NOT EXISTS {table}_search_ad AFTER DELETE ON {table} BEGIN {delete} END"
+            )
+        cursor.execute("DELETE FROM questions_search_index")
+        for kind, table, title, public, guarded, access in _SOURCES:
+            cursor.execute(
+                f"INSERT INTO questions_search_index({_COLUMNS}) SELECT {_values(kind, title, public, guarded, access, 't')} FROM {table} t"
+            )
+    return True

@@ -1,0 +1,54 @@
+// Calculator pages: fill preset figures into the form, and poll a queued run until done.
+// Everything here is an enhancement: the form posts and the run page refreshes without it.
+(function () {
+  "use strict";
+
+  function setupPresets() {
+    var select = document.querySelector(".calc-form select[name=preset]");
+    var data = document.getElementById("calc-presets");
+    if (!select || !data) return;
+    var presets = JSON.parse(data.textContent || "{}");
+    function apply(replace) {
+      var values = presets[select.value] || {};
+      document.querySelectorAll(".calc-form input[data-preset-fill='1']").forEach(function (input) {
+        var v = values[input.name];
+        input.placeholder = v === undefined ? (input.getAttribute("data-default") || "") : v;
+        if (replace && v !== undefined) input.value = v;
+      });
+    }
+    select.addEventListener("change", function () { apply(true); });
+    apply(false);
+    // With the script running, the preset applies on change; the no-JS button is redundant.
+    var button = document.querySelector(".calc-form button[value=preset]");
+    if (button) button.style.display = "none";
+  }
+
+  function setupPolling() {
+    var box = document.querySelector(".calc-progress[data-run-url]");
+    if (!box) return;
+    var url = box.getAttribute("data-run-url");
+    var delay = 150;
+    var labels = { queued: "Queued", running: "Running", done: "Done", failed: "Failed" };
+    var texts = { queued: "waiting for a worker", running: "computing" };
+    function poll() {
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (r) { return r.json(); })
+        .then(function (run) {
+          box.setAttribute("data-status", run.status);
+          box.querySelector(".calc-status").textContent = labels[run.status] || run.status;
+          if (texts[run.status]) box.querySelector(".calc-status-text").textContent = texts[run.status];
+          if (run.status === "done" || run.status === "failed") {
+            window.location.reload();
+            return;
+          }
+          delay = Math.min(delay * 1.5, 2000);
+          window.setTimeout(poll, delay);
+        })
+        .catch(function () { delay = Math.min(delay * 2, 5000); window.setTimeout(poll, delay); });
+    }
+    window.setTimeout(poll, delay);
+  }
+
+  setupPresets();
+  setupPolling();
+})();

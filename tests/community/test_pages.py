@@ -1,0 +1,80 @@
+"""The community parts of learner pages render, for anonymous and signed-in viewers."""
+
+import pytest
+
+from inferview.community import services
+from tests.community.factories import BookmarkFactory, CommentFactory, ProgressFactory
+from tests.factories import ConceptFactory, QuestionFactory, TrackFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def question():
+    track = TrackFactory()
+    q = QuestionFactory(track=track, number=1, answer="The **open answer** explains decode.")
+    QuestionFactory(track=track, number=2)
+    return q
+
+
+def test_question_page_anonymous_shows_invitations(client, question):
+    html = client.get(question.get_absolute_url()).content.decode()
+    assert "Sign in to bookmark" in html
+    assert "Create a free account" in html and "keep your progress" in html
+    assert 'Discussion <span class="count">(0)</span>' in html
+    assert "No comments yet." in html
+    assert 'id="answer-text"' in html and 'id="answer-text" hidden' not in html
+
+
+def test_question_page_signed_in_hides_answer_until_revealed(client_for, free_user, question):
+    c = client_for(free_user)
+    html = c.get(question.get_absolute_url()).content.decode()
+    assert 'id="answer-text" hidden' in html
+    assert "Save and reveal the answer" in html
+    services.approach_save(user=free_user, question=question, text="Mine", reveal=True)
+    html = c.get(question.get_absolute_url()).content.decode()
+    assert 'id="answer-text" hidden' not in html
+    assert "How well did you recall it?" in html
+    assert ">Mine</textarea>" in html
+
+
+def test_track_home_curriculum_show_progress_for_learner(client_for, free_user, question):
+    ProgressFactory(user=free_user, question=question, status="confident")
+    c = client_for(free_user)
+    for url in ["/", "/curriculum/", question.track.get_absolute_url()]:
+        html = c.get(url).content.decode()
+        assert "1 confident · 0 attempted · 2 total" in html, url
+
+
+def test_track_list_rows_show_bookmark_toggle_and_comment_count(client_for, free_user, question):
+    CommentFactory.create_batch(2, question=question)
+    BookmarkFactory(user=free_user, question=question)
+    html = client_for(free_user).get(question.track.get_absolute_url()).content.decode()
+    assert "2 comments" in html
+    assert 'aria-pressed="true"' in html and 'aria-pressed="false"' in html
+
+
+def test_concept_page_has_bookmark_and_discussion(client_for, free_user):
+    concept = ConceptFactory()
+    CommentFactory(question=None, concept=concept, body="About this concept")
+    html = client_for(free_user).get(concept.get_absolute_url()).content.decode()
+    assert "About this concept" in html
+    assert 'name="concept"' in html
+
+
+def test_dashboard_review_bookmarks_pages(client_for, free_user, question):
+    services.bookmark_toggle(user=free_user, question=question)
+    services.review_rate(user=free_user, question=question, rating=3)
+    services.comment_create(user=free_user, question=question, body="My recent comment")
+    c = client_for(free_user)
+    dash = c.get("/dashboard/").content.decode()
+    assert question.title in dash and "My recent comment" in dash and "rated Good" in dash
+    review = c.get("/review/").content.decode()
+    assert question.title in review
+    assert question.title in c.get("/bookmarks/").content.decode()
+
+
+def test_personal_pages_need_sign_in(client):
+    for url in ["/dashboard/", "/review/", "/bookmarks/"]:
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]

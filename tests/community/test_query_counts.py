@@ -1,0 +1,74 @@
+"""The question page runs a fixed number of queries with 0, 10 and 500 comments, for an
+anonymous viewer and for a signed-in learner with bookmarks, progress and reviews."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inferview.community import services
+from questions import similarity
+from tests.community.factories import BookmarkFactory, CommentFactory
+from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+# Anonymous: the question, its concepts and embeds; up next (next in track, stored
+# neighbours, candidates); difficulty tally; discussion (totals, page, replies).
+MAX_ANONYMOUS = 10
+# Signed in adds: session, user, tier, bookmark, progress, review card, own difficulty vote.
+MAX_SIGNED_IN = 17
+
+
+def build(n_comments: int):
+    track = TrackFactory()
+    concepts = ConceptFactory.create_batch(3)
+    questions = [QuestionFactory(track=track, number=i) for i in range(1, 8)]
+    for i, q in enumerate(questions):
+        q.concepts.set(concepts[: 1 + i % 3])
+    q = questions[2]
+    authors = UserFactory.create_batch(5)
+    tops = [CommentFactory(question=q, author=authors[i % 5]) for i in range(n_comments // 2)]
+    for i in range(n_comments - len(tops)):
+        CommentFactory(question=q, author=authors[i % 5], parent=tops[i % len(tops)])
+    similarity.recompute()
+    return q, questions
+
+
+def learner_with_state(questions):
+    user = UserFactory()
+    for other in questions:
+        BookmarkFactory(user=user, question=other)
+        services.approach_save(user=user, question=other, text="plan", reveal=True)
+        services.review_rate(user=user, question=other, rating=3)
+    services.difficulty_vote(user=user, question=questions[2], felt="harder")
+    return user
+
+
+def count(client, url):
+    client.get(url)  # warm caches (Markdown), as the content pages' test does
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(url)
+        assert response.status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize("signed_in", [False, True], ids=["anonymous", "learner"])
+def test_question_page_query_count_is_fixed(client_for, signed_in, django_assert_max_num_queries):
+    counts = {}
+    for n in (0, 10, 500):
+        q, questions = build(n)
+        # Bookmarks and progress on other questions, not only this one: the learner's
+        # total amount of state must not change the count either.
+        user = learner_with_state(questions[:2] + [q]) if signed_in else None
+        client = client_for(user)
+        counts[n] = count(client, q.get_absolute_url())
+        limit = MAX_SIGNED_IN if signed_in else MAX_ANONYMOUS
+        with django_assert_max_num_queries(limit):
+            client.get(q.get_absolute_url())
+    assert counts[0] == counts[10] == counts[500] == limit, counts
+
+
+def test_second_page_of_comments_costs_the_same(client):
+    q, _ = build(500)
+    first = count(client, q.get_absolute_url())
+    assert count(client, q.get_absolute_url() + "?cpage=3&csort=oldest") == first
