@@ -205,6 +205,9 @@ def _clean_body(body: str) -> str:
     body = (body or "").strip()
     if not body:
         raise ValidationError({"body": "Write something first."})
+    if "\x00" in body:
+        # PostgreSQL text cannot hold NUL; forms and DRF reject it too, with this message.
+        raise ValidationError({"body": "Null characters are not allowed."})
     if len(body) > COMMENT_MAX_LENGTH:
         raise ValidationError(
             {

@@ -199,10 +199,12 @@ def test_xss_corpus_runs_no_script_in_chromium(browser, live_server, signed_in_p
     q = QuestionFactory(track=TrackFactory())
     author = UserFactory()
     tops = []
-    for payload in PAYLOADS:
-        tops.append(services.comment_create(user=author, question=q, body=payload))
-    for payload in PAYLOADS[:10]:
-        services.comment_create(user=author, question=q, body=payload, parent=tops[0])
+    # NUL is refused at the door (see test_xss); the rest of that payload still runs here.
+    bodies = [p.replace("\u0000", "") for p in PAYLOADS]
+    for body in bodies:
+        tops.append(services.comment_create(user=author, question=q, body=body))
+    for body in bodies[:10]:
+        services.comment_create(user=author, question=q, body=body, parent=tops[0])
     viewer = UserFactory()
     context = browser.new_context(viewport=DESKTOP)
     page = signed_in_page(context.new_page(), viewer)

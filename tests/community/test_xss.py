@@ -132,3 +132,12 @@ def test_page_escapes_payloads(client, free_user):
     assert "<script>alert" not in discussion and "onerror=alert" not in discussion.replace(
         "onerror=alert(1)&gt;", ""
     )
+
+
+def test_a_nul_byte_is_a_field_error_not_a_database_error(free_user):
+    from django.core.exceptions import ValidationError
+
+    q = QuestionFactory()
+    with pytest.raises(ValidationError) as exc:
+        services.comment_create(user=free_user, question=q, body="hi\u0000there")
+    assert "Null characters" in str(exc.value.message_dict["body"])

@@ -268,7 +268,9 @@ def test_index_triggers_are_restored_after_a_table_rebuild(anonymous):
     from django.db import connection
 
     if connection.vendor != "sqlite":
-        pytest.skip("SQLite only")
+        # PostgreSQL searches the tables themselves: there is no index to repair.
+        assert site_search.ensure_sqlite_index() is False
+        return
     with connection.cursor() as cursor:
         cursor.execute("DROP TRIGGER questions_question_search_ai")
     QuestionFactory(title="Capybaras in the batch")
