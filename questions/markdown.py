@@ -69,7 +69,10 @@ def render_markdown(text: str) -> SafeString:
     """Render trusted (authored) Markdown, with calculator directives, to sanitised HTML."""
     if not text:
         return mark_safe("")
-    key = f"md:{RENDERER_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
+    from calculators.directive import DIRECTIVE_VERSION
+
+    # The directive version is in the key: a kernel or spec change re-renders the figures.
+    key = f"md:{RENDERER_VERSION}.{DIRECTIVE_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
     html = cache.get(key)
     if html is None:
         html = sanitise(_md.render(_expand_directives(text)))

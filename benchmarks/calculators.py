@@ -1,0 +1,236 @@
+"""Calculator benchmarks: prints figures and ratios from one run.
+
+    python benchmarks/calculators.py            # kernel half, then the API half
+    python benchmarks/calculators.py --kernel   # kernel half only
+
+Kernel half: a 10^6-point sweep of decode_bound and roofline in one NumPy kernel call
+against the same points computed one by one in a pure-Python loop (target >= 50x).
+
+API half: POST /api/v1/calculators/<slug>/runs/ until the result is stored, through Celery
+and Redis with a real worker, against a no-op Celery task's round trip (p50 and p95;
+target: p50 within 1.5x). Needs REDIS_URL; skipped with a message otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+N = 1_000_000
+
+
+def _best(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def python_decode(params_b, bpp, bw, batch, kv, peak, be, ce):
+    """decode_bound for one point in plain Python (the loop baseline)."""
+    weight = params_b * bpp
+    step = weight + batch * kv
+    memory_ms = step / (bw * be)
+    compute_ms = 2.0 * params_b * batch / (peak * ce)
+    ms = max(memory_ms, compute_ms)
+    per_user = 1000.0 / ms
+    return weight, step, memory_ms, compute_ms, ms, per_user, per_user * batch
+
+
+def python_roofline(peak, bw, flops, nbytes):
+    ai = flops / nbytes
+    ridge = peak / bw
+    attainable = min(peak, ai * bw)
+    compute_s, memory_s = flops / (peak * 1e12), nbytes / (bw * 1e12)
+    return ridge, ai, "compute" if ai >= ridge else "memory", attainable, max(compute_s, memory_s)
+
+
+def kernel_half() -> None:
+    from calculators.kernels import decode_bound, roofline
+    from calculators.runtime import keep_freed_memory
+
+    rng = np.random.default_rng(0)
+    batch = rng.integers(1, 1024, N)
+    bw = rng.uniform(0.3, 8.0, N)
+    params = rng.uniform(1, 400, N)
+    flops = rng.uniform(1e6, 1e12, N)
+    nbytes = rng.uniform(1e6, 1e10, N)
+    peak = rng.uniform(100, 2500, N)
+
+    def decode_kernel():
+        return decode_bound(
+            params_b=params,
+            bytes_per_param=2,
+            bandwidth_tbs=bw,
+            batch_size=batch,
+            kv_gb_per_seq=0.001,
+            peak_tflops=peak,
+            bandwidth_efficiency=0.7,
+            compute_efficiency=0.8,
+        )
+
+    py_args = list(zip(params.tolist(), bw.tolist(), batch.tolist(), peak.tolist(), strict=True))
+
+    def decode_loop():
+        return [python_decode(p, 2.0, b, n, 0.001, pk, 0.7, 0.8) for p, b, n, pk in py_args]
+
+    def roof_kernel():
+        return roofline(peak_tflops=peak, bandwidth_tbs=bw, flops=flops, bytes=nbytes)
+
+    roof_args = list(zip(peak.tolist(), bw.tolist(), flops.tolist(), nbytes.tolist(), strict=True))
+
+    def roof_loop():
+        return [python_roofline(*a) for a in roof_args]
+
+    # Same numbers both ways, or the comparison means nothing.
+    k, loop = decode_kernel(), decode_loop()
+    assert np.allclose(k["tokens_per_s_total"][:1000], [r[6] for r in loop[:1000]])
+    r, rloop = roof_kernel(), roof_loop()
+    assert np.allclose(r["attainable_tflops"][:1000], [x[3] for x in rloop[:1000]])
+
+    print(
+        f"Kernel half: {N:,}-point sweeps, one kernel call against a pure-Python loop "
+        "over the same points (best of 5 and 2)"
+    )
+    loops = {}
+    for label, tuned in (("default allocator", False), ("worker allocator", True)):
+        if tuned:
+            # The Celery worker makes this call at start-up (calculators.runtime).
+            print(f"  -- {label}: keep_freed_memory() = {keep_freed_memory()}")
+        else:
+            print(f"  -- {label} (each fresh 8 MB array is faulted in page by page)")
+        for name, kern, py in (
+            ("decode_bound", decode_kernel, decode_loop),
+            ("roofline", roof_kernel, roof_loop),
+        ):
+            tk = _best(kern, repeat=5)
+            if name not in loops:
+                loops[name] = _best(py, repeat=2)
+            tp = loops[name]
+            print(
+                f"  {name:13s} kernel {tk * 1000:8.1f} ms   python loop {tp * 1000:8.1f} ms"
+                f"   ratio {tp / tk:6.1f}x  (target >= 50x)"
+            )
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = math.floor(k), math.ceil(k)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def _seconds(start: str, end: str) -> float:
+    from datetime import datetime
+
+    def parse(x: str) -> datetime:
+        return datetime.fromisoformat(x.replace("Z", "+00:00"))
+
+    return (parse(end) - parse(start)).total_seconds()
+
+
+def api_half(samples: int) -> None:
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        print(
+            "API half: skipped (REDIS_URL is not set; it measures Celery + Redis with a "
+            "real worker; start Redis and set REDIS_URL=redis://host:port/db)"
+        )
+        return
+    import tempfile
+
+    import requests
+
+    from tests.calculators.stack import running_stack, stack_env
+
+    workdir = Path(tempfile.mkdtemp(prefix="calc-bench-"))
+    # This process talks to the same broker and result store as the stack it starts.
+    os.environ.update(stack_env(workdir, redis_url))
+    import django
+
+    django.setup()
+    from inferview.celery import app
+
+    with running_stack(workdir, redis_url=redis_url, web_workers=2, concurrency=2) as stack:
+        session = requests.Session()
+
+        def noop_round_trip() -> float:
+            t0 = time.perf_counter()
+            app.send_task("calculators.noop", queue="calculators").get(timeout=30)
+            return time.perf_counter() - t0
+
+        counter = iter(range(10**9))
+        inside: list[float] = []
+
+        def api_round_trip() -> float:
+            # Distinct inputs every time, or the stored result would answer without a task.
+            body = {
+                "inputs": {
+                    "params_b": 1 + next(counter) / 1000,
+                    "bytes_per_param": 2,
+                    "batch_size": [1, 8, 32],
+                },
+                "preset": "h100-sxm",
+            }
+            t0 = time.perf_counter()
+            response = session.post(
+                stack.api("decode_bound/runs/") + "?wait=5", json=body, timeout=30
+            )
+            run = response.json()
+            while run["status"] not in ("done", "failed"):
+                time.sleep(0.001)
+                run = session.get(run["url"], timeout=30).json()
+            elapsed = time.perf_counter() - t0
+            assert run["status"] == "done", run
+            inside.append(_seconds(run["created_at"], run["finished_at"]))
+            return elapsed
+
+        for _ in range(10):  # warm both paths: worker children, connections, imports
+            noop_round_trip()
+            api_round_trip()
+        noop, api = [], []
+        for _ in range(samples):  # interleaved, so drift affects both alike
+            noop.append(noop_round_trip())
+            api.append(api_round_trip())
+
+    print(f"API half: {samples} round trips each, Celery + Redis, prefork worker (2 processes)")
+    for label, xs in (("no-op task (send + result)", noop), ("POST run -> stored result", api)):
+        print(
+            f"  {label:28s} p50 {_percentile(xs, 0.5) * 1000:7.1f} ms   "
+            f"p95 {_percentile(xs, 0.95) * 1000:7.1f} ms"
+        )
+    print(
+        f"  of which inside the system (row created -> result written): p50 "
+        f"{_percentile(inside[10:], 0.5) * 1000:.1f} ms; the rest is HTTP, Django request "
+        "handling and noticing the result"
+    )
+    ratio50 = _percentile(api, 0.5) / _percentile(noop, 0.5)
+    ratio95 = _percentile(api, 0.95) / _percentile(noop, 0.95)
+    print(f"  ratio API / no-op: p50 {ratio50:.2f}x (target <= 1.5x), p95 {ratio95:.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernel", action="store_true", help="kernel half only")
+    parser.add_argument("--api", action="store_true", help="API half only")
+    parser.add_argument("--samples", type=int, default=100, help="API round trips per case")
+    args = parser.parse_args()
+    if not args.api:
+        kernel_half()
+    if not args.kernel:
+        api_half(args.samples)
+
+
+if __name__ == "__main__":
+    main()

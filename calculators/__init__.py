@@ -1,0 +1,1 @@
+"""Inferview calculators: pure NumPy kernels, their specs, runs, API and pages."""

@@ -1,0 +1,333 @@
+"""The calculators API (DRF): specs, presets, and runs.
+
+Views adapt HTTP to calculators.services; errors use the shared shape from
+inferview.api.errors. Field errors are keyed by input name (plus "preset",
+"calculator" or "inputs" for problems not tied to one input).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import BaseParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import APIView
+
+from calculators import presets
+from calculators.errors import CalculatorInputError
+from calculators.models import CalculationRun
+from calculators.services import BrokerUnavailable, run_request
+from calculators.specs import SPECS
+from inferview.api.errors import ApiError
+
+RETRY_AFTER_SECONDS = 5
+MAX_WAIT_SECONDS = 10.0
+WAIT_POLL_SECONDS = 0.002
+
+
+class RunSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    result = serializers.JSONField(
+        read_only=True,
+        help_text="Present once status is done: "
+        "outputs, units, steps, establishes, needs_measurement, "
+        "table and chart.",
+    )
+
+    class Meta:
+        model = CalculationRun
+        fields = [
+            "id",
+            "url",
+            "calculator",
+            "status",
+            "inputs",
+            "preset",
+            "result",
+            "error",
+            "created_at",
+            "enqueued_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+    def get_url(self, run: CalculationRun) -> str:
+        return reverse(
+            "calculators-api:run-detail",
+            kwargs={"run_id": run.pk},
+            request=self.context.get("request"),
+        )
+
+
+class RunRequestSerializer(serializers.Serializer):
+    inputs = serializers.DictField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Input name to a number, boolean, string or a "
+        "1-D list of them (a sweep; at most 10^6 points).",
+    )
+    preset = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        help_text="A hardware preset slug such as h100-sxm; it "
+        "fills the GPU figures, explicit inputs override them.",
+    )
+
+
+class CalculatorSpecSerializer(serializers.Serializer):
+    """Documents the spec shape in the schema; the data comes from CalculatorSpec.as_dict."""
+
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    summary = serializers.CharField()
+    inputs = serializers.ListField(child=serializers.DictField())
+    outputs = serializers.ListField(child=serializers.DictField())
+    preset_fills = serializers.DictField(child=serializers.CharField())
+    chart = serializers.CharField()
+    example = serializers.DictField()
+    runs_url = serializers.CharField()
+
+
+SPEC_SCHEMA = CalculatorSpecSerializer
+ERROR_SCHEMA = inline_serializer(
+    "CalculatorError",
+    fields={
+        "error": inline_serializer(
+            "CalculatorErrorBody",
+            fields={
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "fields": serializers.DictField(),
+            },
+        )
+    },
+)
+
+
+def _spec_dict(slug: str, request: Request) -> dict[str, Any]:
+    return {
+        **SPECS[slug].as_dict(),
+        "runs_url": reverse("calculators-api:runs", kwargs={"slug": slug}, request=request),
+    }
+
+
+class CalculatorListView(APIView):
+    @extend_schema(
+        operation_id="calculators_list",
+        responses=SPEC_SCHEMA(many=True),
+        summary="Every calculator with its inputs, outputs and presets",
+    )
+    def get(self, request: Request) -> Response:
+        return Response([_spec_dict(slug, request) for slug in SPECS])
+
+
+class CalculatorDetailView(APIView):
+    @extend_schema(
+        operation_id="calculators_retrieve", responses={200: SPEC_SCHEMA, 404: ERROR_SCHEMA}
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        if slug not in SPECS:
+            raise ApiError(
+                "unknown_calculator",
+                f"No calculator {slug!r}.",
+                {"calculator": [f"unknown calculator {slug!r}"]},
+                404,
+            )
+        return Response(_spec_dict(slug, request))
+
+
+class PresetListView(APIView):
+    @extend_schema(
+        operation_id="calculators_presets",
+        summary="Hardware presets with sources",
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            [
+                {
+                    **g.as_dict(),
+                    "mig_profiles": [p.as_dict() for p in presets.MIG_PROFILES.get(g.slug, [])],
+                }
+                for g in presets.GPUS.values()
+            ]
+        )
+
+
+class SweepJSONParser(BaseParser):
+    """JSON for run requests, with two deliberate differences from DRF's JSONParser:
+
+    - NaN and Infinity tokens are accepted, so validation can name the field holding them
+      instead of failing the whole body with a parse error;
+    - the size limit is this endpoint's own (a 10^6-point sweep is ~20 MB of JSON, well
+      over Django's global DATA_UPLOAD_MAX_MEMORY_SIZE), so only this view accepts it.
+    """
+
+    media_type = "application/json"
+    max_bytes = 48 * 1024 * 1024
+
+    def parse(
+        self,
+        stream: Any,
+        media_type: str | None = None,
+        parser_context: dict[str, Any] | None = None,
+    ) -> Any:
+        raw = stream.read(self.max_bytes + 1) if stream is not None else b""
+        if len(raw) > self.max_bytes:
+            raise ApiError(
+                "payload_too_large",
+                "The request body is too large.",
+                {"inputs": [f"the body may be at most {self.max_bytes // 2**20} MB"]},
+                413,
+            )
+        encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
+        try:
+            return json.loads(raw.decode(encoding))
+        except ValueError as exc:
+            raise ParseError(f"JSON parse error - {exc}") from None
+
+
+class RunCreateView(APIView):
+    parser_classes = [SweepJSONParser]
+
+    @extend_schema(
+        operation_id="calculators_runs_create",
+        summary="Start a run (or get the stored result for inputs already computed)",
+        request=RunRequestSerializer,
+        responses={
+            200: RunSerializer,
+            202: RunSerializer,
+            400: ERROR_SCHEMA,
+            404: ERROR_SCHEMA,
+            503: OpenApiResponse(
+                ERROR_SCHEMA,
+                description="The task queue is unavailable; retry after the Retry-After seconds.",
+            ),
+        },
+        parameters=[
+            OpenApiParameter(
+                "wait",
+                float,
+                description="Seconds (at most 10) to hold the response open for "
+                "the result; answers 200 with it if it is ready in time, else 202 as usual.",
+            )
+        ],
+        examples=[
+            OpenApiExample(
+                "decode on an H100",
+                request_only=True,
+                value={
+                    "inputs": {"params_b": 8, "bytes_per_param": 2, "batch_size": [1, 8, 32]},
+                    "preset": "h100-sxm",
+                },
+            )
+        ],
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        if slug not in SPECS:
+            raise ApiError(
+                "unknown_calculator",
+                f"No calculator {slug!r}.",
+                {"calculator": [f"unknown calculator {slug!r}"]},
+                404,
+            )
+        body = request.data
+        if not isinstance(body, dict):
+            raise ApiError(
+                "invalid_input",
+                "The body must be a JSON object.",
+                {"body": ['expected {"inputs": {...}, "preset": "..."}']},
+            )
+        unknown = {
+            k: ["unknown field; the body takes inputs and preset"]
+            for k in body
+            if k not in ("inputs", "preset")
+        }
+        if unknown:
+            raise ApiError("invalid_input", "The body has unknown fields.", unknown)
+        try:
+            run, _ = run_request(
+                calculator=slug,
+                raw_inputs=body.get("inputs", {}),
+                preset=body.get("preset"),
+                user=request.user,
+            )
+        except CalculatorInputError as exc:
+            raise ApiError("invalid_input", exc.message, exc.fields) from None
+        except BrokerUnavailable:
+            raise ApiError(
+                "queue_unavailable",
+                "The calculation queue is unavailable; try again shortly.",
+                {},
+                503,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            ) from None
+        wait = _wait_seconds(request)
+        if wait and not run.is_finished:
+            run = _wait_for(run, wait)
+        data = RunSerializer(run, context={"request": request}).data
+        if run.status == CalculationRun.Status.DONE:
+            return Response(data, status=status.HTTP_200_OK)
+        return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+def _wait_seconds(request: Request) -> float:
+    raw = request.query_params.get("wait")
+    if raw is None:
+        return 0.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ApiError(
+            "invalid_input",
+            "wait must be a number of seconds.",
+            {"wait": ["must be a number of seconds"]},
+        ) from None
+    if not 0 <= value <= MAX_WAIT_SECONDS:
+        raise ApiError(
+            "invalid_input",
+            "wait is out of range.",
+            {"wait": [f"must be between 0 and {MAX_WAIT_SECONDS:g}"]},
+        )
+    return value
+
+
+def _wait_for(run: CalculationRun, seconds: float) -> CalculationRun:
+    """Re-read the row until it is finished or the wait is over. The row is the source of
+    truth, so this asks the database rather than the Celery result backend."""
+    deadline = time.monotonic() + seconds
+    status_of = CalculationRun.objects.filter(pk=run.pk).values_list("status", flat=True)
+    while time.monotonic() < deadline:
+        if status_of.first() in (CalculationRun.Status.DONE, CalculationRun.Status.FAILED):
+            run.refresh_from_db()
+            return run
+        time.sleep(WAIT_POLL_SECONDS)
+    return run
+
+
+class RunDetailView(APIView):
+    @extend_schema(
+        operation_id="calculators_runs_retrieve", responses={200: RunSerializer, 404: ERROR_SCHEMA}
+    )
+    def get(self, request: Request, run_id: str) -> Response:
+        run = CalculationRun.objects.filter(pk=run_id).first()
+        if run is None:
+            raise ApiError("not_found", "No such run.", {}, 404)
+        return Response(RunSerializer(run, context={"request": request}).data)

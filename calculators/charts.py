@@ -1,0 +1,453 @@
+"""Server-side SVG charts from the chart data in a result.
+
+No JavaScript and no colour dependence: series differ by dash pattern and carry direct
+labels, bar segments differ by hatch pattern, and the input point is a labelled marker.
+Every chart has a <title> and <desc> for screen readers. All text is escaped.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+from calculators.formatting import number
+
+W, H = 640, 360
+ML, MR, MT, MB = 70, 150, 36, 56  # margins; the right one holds direct labels
+DASHES = ["", "8 5", "2 4", "12 4 2 4"]
+PATTERNS = ["solid", "diag", "dots", "cross"]
+INK = "#1b1f24"
+ACCENT = "#1f5fbf"
+
+
+def render_chart(chart: dict[str, Any] | None, *, uid: str = "c") -> str:
+    if not chart:
+        return ""
+    kind = chart.get("type")
+    try:
+        if kind == "roofline":
+            return _roofline(chart, uid)
+        if kind == "line":
+            return _line(chart, uid)
+        if kind == "bars":
+            return _bars(chart, uid)
+        if kind == "mig":
+            return _mig(chart, uid)
+    except (ValueError, TypeError, ZeroDivisionError):
+        return ""  # a chart must never break the page that shows the numbers
+    return ""
+
+
+# ---------------------------------------------------------------- scales
+
+
+class Scale:
+    def __init__(self, lo: float, hi: float, a: float, b: float, log: bool) -> None:
+        if log:
+            lo, hi = max(lo, 1e-300), max(hi, lo * 10)
+        elif hi <= lo:
+            hi = lo + 1
+        self.lo, self.hi, self.a, self.b, self.log = lo, hi, a, b, log
+
+    def __call__(self, v: float) -> float:
+        if self.log:
+            v = max(v, self.lo)
+            t = (math.log10(v) - math.log10(self.lo)) / (math.log10(self.hi) - math.log10(self.lo))
+        else:
+            t = (v - self.lo) / (self.hi - self.lo)
+        return self.a + t * (self.b - self.a)
+
+    def ticks(self) -> list[float]:
+        if self.log:
+            first, last = math.ceil(math.log10(self.lo)), math.floor(math.log10(self.hi))
+            step = max(1, math.ceil((last - first + 1) / 7))
+            return [10.0**e for e in range(first, last + 1, step)]
+        span = self.hi - self.lo
+        raw = span / 5
+        mag = 10 ** math.floor(math.log10(raw))
+        step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+        start = math.ceil(self.lo / step) * step
+        return [start + i * step for i in range(int((self.hi - start) / step) + 1)]
+
+
+def _nice_range(values: list[float], log: bool, pad: float = 0.08) -> tuple[float, float]:
+    vals = [v for v in values if v is not None and math.isfinite(v) and (v > 0 or not log)]
+    if not vals:
+        return (1.0, 10.0) if log else (0.0, 1.0)
+    lo, hi = min(vals), max(vals)
+    if log:
+        return 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi) + 1e-9)
+    lo = min(lo, 0.0)
+    return lo, hi + (hi - lo) * pad or 1.0
+
+
+def _svg_open(uid: str, title: str, desc: str, height: int = H) -> list[str]:
+    return [
+        f'<svg class="calc-chart" viewBox="0 0 {W} {height}" role="img" '
+        f'aria-labelledby="{uid}-t {uid}-d" xmlns="http://www.w3.org/2000/svg" '
+        f'font-family="system-ui, sans-serif" font-size="12">',
+        f'<title id="{uid}-t">{escape(title)}</title><desc id="{uid}-d">{escape(desc)}</desc>',
+        _pattern_defs(uid),
+        f'<text x="{ML}" y="20" font-size="14" font-weight="600" fill="{INK}">'
+        f"{escape(title)}</text>",
+    ]
+
+
+def _pattern_defs(uid: str) -> str:
+    return (
+        f'<defs><pattern id="{uid}-diag" width="8" height="8" patternUnits="userSpaceOnUse"'
+        f' patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/>'
+        f'<line x1="0" y1="0" x2="0" y2="8" stroke="{INK}" stroke-width="2"/></pattern>'
+        f'<pattern id="{uid}-dots" width="7" height="7" patternUnits="userSpaceOnUse">'
+        f'<rect width="7" height="7" fill="#fff"/><circle cx="3.5" cy="3.5" r="1.6" '
+        f'fill="{INK}"/></pattern>'
+        f'<pattern id="{uid}-cross" width="8" height="8" patternUnits="userSpaceOnUse">'
+        f'<rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" '
+        f'stroke="{INK}" stroke-width="1"/></pattern></defs>'
+    )
+
+
+def _fill(uid: str, i: int) -> str:
+    name = PATTERNS[i % len(PATTERNS)]
+    return "#9db7e0" if name == "solid" else f"url(#{uid}-{name})"
+
+
+def _tick(v: float) -> str:
+    """Compact tick labels so large values fit beside the axis."""
+    a = abs(v)
+    for size, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e5, "k")):
+        if a >= size:
+            return f"{v / (size if suffix != 'k' else 1e3):g}{suffix}"
+    return number(v)
+
+
+def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, x_fmt=_tick, y_fmt=_tick) -> list[str]:
+    out = [
+        f'<g class="axes" stroke="#9aa4ae" fill="none">'
+        f'<line x1="{ML}" y1="{H - MB}" x2="{W - MR}" y2="{H - MB}"/>'
+        f'<line x1="{ML}" y1="{MT}" x2="{ML}" y2="{H - MB}"/></g>'
+    ]
+    for t in xs.ticks():
+        x = xs(t)
+        out.append(
+            f'<line x1="{x:.1f}" y1="{H - MB}" x2="{x:.1f}" y2="{H - MB + 5}" '
+            f'stroke="#9aa4ae"/><text x="{x:.1f}" y="{H - MB + 18}" text-anchor="middle" '
+            f'fill="{INK}">{escape(x_fmt(t))}</text>'
+        )
+    for t in ys.ticks():
+        y = ys(t)
+        out.append(
+            f'<line x1="{ML}" y1="{y:.1f}" x2="{W - MR}" y2="{y:.1f}" stroke="#eceff2"/>'
+            f'<text x="{ML - 6}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f"{escape(y_fmt(t))}</text>"
+        )
+    out.append(
+        f'<text x="{(ML + W - MR) / 2}" y="{H - 14}" text-anchor="middle" '
+        f'fill="{INK}">{escape(x_label)}</text>'
+    )
+    out.append(
+        f'<text transform="translate(16 {(MT + H - MB) / 2}) rotate(-90)" '
+        f'text-anchor="middle" fill="{INK}">{escape(y_label)}</text>'
+    )
+    return out
+
+
+def _marker(x: float, y: float, label: str, i: int = 0) -> str:
+    """The input point: a white-filled diamond with a cross, labelled, shape not colour."""
+    s = 7
+    dy = -12 - 14 * (i % 2)
+    return (
+        f'<g class="calc-point"><path d="M{x:.1f} {y - s:.1f}L{x + s:.1f} {y:.1f}L{x:.1f} '
+        f'{y + s:.1f}L{x - s:.1f} {y:.1f}Z" fill="#fff" stroke="{INK}" stroke-width="2"/>'
+        f'<path d="M{x - 3:.1f} {y:.1f}H{x + 3:.1f}M{x:.1f} {y - 3:.1f}V{y + 3:.1f}" '
+        f'stroke="{INK}" stroke-width="1.5"/>'
+        + (
+            f'<text x="{x + 9:.1f}" y="{y + dy:.1f}" fill="{INK}" font-weight="600" '
+            f'paint-order="stroke" stroke="#fff" stroke-width="3">{escape(label)}</text>'
+            if label
+            else ""
+        )
+        + "</g>"
+    )
+
+
+def _polyline(
+    xs: Scale, ys: Scale, pts: list[tuple[float, float]], dash: str, width: float = 2.5
+) -> str:
+    good = [
+        (x, y)
+        for x, y in pts
+        if x is not None
+        and y is not None
+        and math.isfinite(x)
+        and math.isfinite(y)
+        and (not ys.log or y > 0)
+        and (not xs.log or x > 0)
+    ]
+    if not good:
+        return ""
+    d = " ".join(f"{xs(x):.1f},{ys(y):.1f}" for x, y in good)
+    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+    return (
+        f'<polyline points="{d}" fill="none" stroke="{ACCENT}" stroke-width="{width}"{dash_attr}/>'
+    )
+
+
+# ---------------------------------------------------------------- chart types
+
+
+def _roofline(c: dict[str, Any], uid: str) -> str:
+    peak, bw, ridge = float(c["peak"]), float(c["bandwidth"]), float(c["ridge"])
+    xs_pts = [p["x"] for p in c["points"] if p["x"]]
+    x_lo = min([ridge / 100] + [x / 4 for x in xs_pts])
+    x_hi = max([ridge * 30] + [x * 4 for x in xs_pts])
+    xs = Scale(*_nice_range([x_lo, x_hi], True), ML, W - MR, True)
+    y_lo = min([x_lo * bw] + [p["y"] / 4 for p in c["points"] if p["y"]])
+    ys = Scale(*_nice_range([y_lo, peak * 2], True), H - MB, MT, True)
+    desc = (
+        f"Roofline with peak {number(peak)} TFLOP/s and bandwidth {number(bw)} TB/s; ridge at "
+        f"{number(ridge)} FLOP/byte. "
+        + "; ".join(
+            f"{p['label']}: intensity {number(p['x'])}, {number(p['y'])} TFLOP/s"
+            for p in c["points"]
+        )
+    )
+    out = _svg_open(uid, c.get("title", "Roofline"), desc)
+    out += _axes(xs, ys, c["x_label"], c["y_label"])
+    roof = [(xs.lo, xs.lo * bw), (ridge, peak), (xs.hi, peak)]
+    out.append(_polyline(xs, ys, roof, "", 3))
+    rx, ry = xs(ridge), ys(peak)
+    out.append(
+        f'<line x1="{rx:.1f}" y1="{ry:.1f}" x2="{rx:.1f}" y2="{H - MB}" stroke="{INK}" '
+        f'stroke-dasharray="4 4"/><circle cx="{rx:.1f}" cy="{ry:.1f}" r="4" fill="{INK}"/>'
+        # The ridge label sits at the foot of its line, clear of the input points above.
+        f'<text x="{rx + 5:.1f}" y="{H - MB - 8}" fill="{INK}" paint-order="stroke" '
+        f'stroke="#fff" stroke-width="3">ridge {escape(number(ridge))} FLOP/byte</text>'
+    )
+    out.append(
+        f'<text x="{W - MR + 6}" y="{ys(peak) + 4:.1f}" fill="{INK}">peak '
+        f"{escape(number(peak))} TFLOP/s</text>"
+    )
+    mid = xs.lo**0.3 * ridge**0.7
+    # Up and to the left of the sloped roof, so the line never runs through the text.
+    out.append(
+        f'<text x="{xs(mid) - 8:.1f}" y="{ys(mid * bw) - 8:.1f}" fill="{INK}" '
+        f'text-anchor="end" paint-order="stroke" stroke="#fff" stroke-width="3">'
+        f"memory roof {escape(number(bw))} TB/s</text>"
+    )
+    for i, p in enumerate(c["points"]):
+        if p["x"] and p["y"]:
+            out.append(_marker(xs(p["x"]), ys(p["y"]), p["label"], i))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _line(c: dict[str, Any], uid: str) -> str:
+    x_log, y_log = bool(c.get("x_log")), bool(c.get("y_log"))
+    all_x = [x for s in c["series"] for x in s["x"]] + [p["x"] for p in c.get("points", [])]
+    all_y = (
+        [y for s in c["series"] for y in s["y"]]
+        + [p["y"] for p in c.get("points", [])]
+        + [h["y"] for h in c.get("hlines", [])]
+    )
+    x_lo, x_hi = (min(all_x), max(all_x)) if not x_log else _nice_range(all_x, True)
+    xs = Scale(x_lo, x_hi, ML, W - MR, x_log)
+    ys = Scale(*_nice_range(all_y, y_log), H - MB, MT, y_log)
+    desc = (
+        c.get("title", "")
+        + ". "
+        + "; ".join(
+            f"{p['label']}: {number(p['x'])}, {number(p['y'])}" for p in c.get("points", [])
+        )
+    )
+    out = _svg_open(uid, c.get("title", ""), desc)
+    out += _axes(xs, ys, c["x_label"], c["y_label"])
+    for i, s in enumerate(c["series"]):
+        out.append(
+            _polyline(xs, ys, list(zip(s["x"], s["y"], strict=True)), DASHES[i % len(DASHES)])
+        )
+        last = [
+            (x, y)
+            for x, y in zip(s["x"], s["y"], strict=True)
+            if y is not None and math.isfinite(y) and (y > 0 or not y_log)
+        ]
+        if last:
+            lx, ly = last[-1]
+            out.append(
+                f'<text x="{W - MR + 6}" y="{ys(ly) + 4 + 12 * i:.1f}" fill="{INK}">'
+                f'<tspan font-weight="600">{"—–·"[i % 3] * 2}</tspan> '
+                f"{escape(s['label'])}</text>"
+            )
+    for h in c.get("hlines", []):
+        y = ys(h["y"])
+        out.append(
+            f'<line x1="{ML}" y1="{y:.1f}" x2="{W - MR}" y2="{y:.1f}" stroke="{INK}" '
+            f'stroke-dasharray="6 3 1 3"/><text x="{ML + 6}" y="{y - 5:.1f}" '
+            f'fill="{INK}" paint-order="stroke" stroke="#fff" stroke-width="3">'
+            f"{escape(h['label'])} {escape(number(h['y']))}</text>"
+        )
+    for i, p in enumerate(c.get("points", [])):
+        if p["x"] is not None and p["y"] is not None:
+            out.append(_marker(xs(p["x"]), ys(p["y"]), p["label"], i))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _bars(c: dict[str, Any], uid: str) -> str:
+    cats, segs = c["categories"], c["segments"]
+    stacked, y_log = bool(c.get("stacked")), bool(c.get("y_log"))
+    totals = [
+        sum((s["values"][i] or 0) for s in segs)
+        if stacked
+        else max((s["values"][i] or 0) for s in segs)
+        for i in range(len(cats))
+    ]
+    marks = [v for m in c.get("markers", []) for v in m["values"]]
+    ys = Scale(*_nice_range(totals + marks + ([] if y_log else [0]), y_log), H - MB, MT, y_log)
+    n = len(cats)
+    slot = (W - MR - ML) / max(n, 1)
+    group = len(segs) if not stacked else 1
+    bar_w = min(80.0, slot * 0.7 / group)
+    desc = (
+        c.get("title", "")
+        + ". "
+        + "; ".join(
+            f"{cat}: " + ", ".join(f"{s['label']} {number(s['values'][i])}" for s in segs)
+            for i, cat in enumerate(cats)
+        )
+    )
+    out = _svg_open(uid, c.get("title", ""), desc)
+    xs = Scale(0, 1, ML, W - MR, False)
+    out += [
+        line
+        for line in _axes(xs, ys, "", c.get("y_label", ""))
+        if 'text-anchor="middle" fill' not in line or "rotate" in line
+    ]
+    highlight = set(c.get("highlight", []))
+    for i, cat in enumerate(cats):
+        x0 = ML + slot * i + (slot - bar_w * group) / 2
+        base = ys.lo if y_log else 0.0
+        for j, s in enumerate(segs):
+            v = s["values"][i] or 0
+            if y_log and v <= 0:
+                continue
+            if stacked:
+                y_top, y_bot = ys(base + v), ys(base) if base > 0 or not y_log else ys(ys.lo)
+                x = x0
+                base += v
+            else:
+                y_top, y_bot = ys(v), ys(ys.lo if y_log else 0)
+                x = x0 + j * bar_w
+            hgt = max(y_bot - y_top, 0)
+            stroke = 3 if i in highlight else 1.2
+            out.append(
+                f'<rect x="{x:.1f}" y="{y_top:.1f}" width="{bar_w:.1f}" height="{hgt:.1f}"'
+                f' fill="{_fill(uid, j)}" stroke="{INK}" stroke-width="{stroke}"/>'
+            )
+            if hgt > 16 and (stacked or len(segs) > 1):
+                out.append(
+                    f'<text x="{x + bar_w / 2:.1f}" y="{y_top + hgt / 2 + 4:.1f}" '
+                    f'text-anchor="middle" fill="{INK}" font-size="11" '
+                    f'paint-order="stroke" stroke="#fff" stroke-width="3">'
+                    f"{escape(number(v, sig=3))}</text>"
+                )
+        top = ys(totals[i]) if totals[i] > 0 or not y_log else ys(ys.lo)
+        out.append(
+            f'<text x="{x0 + bar_w * group / 2:.1f}" y="{top - 6:.1f}" text-anchor="middle" '
+            f'fill="{INK}" font-weight="600">{escape(number(totals[i], sig=3))}</text>'
+        )
+        label = cat if len(cat) <= 28 else cat[:27] + "…"
+        weight = ' font-weight="700"' if i in highlight else ""
+        out.append(
+            f'<text x="{ML + slot * i + slot / 2:.1f}" y="{H - MB + 16}" '
+            f'text-anchor="middle" fill="{INK}" font-size="11"{weight}>'
+            f"{escape(label)}</text>"
+        )
+        for m in c.get("markers", []):
+            mv = m["values"][i]
+            if mv:
+                my = ys(mv)
+                out.append(
+                    f'<line x1="{x0 - 8:.1f}" y1="{my:.1f}" x2="{x0 + bar_w * group + 8:.1f}"'
+                    f' y2="{my:.1f}" stroke="{INK}" stroke-width="2.5" '
+                    f'stroke-dasharray="6 3"/>'
+                )
+    legend_y = MT + 8
+    for j, s in enumerate(segs):
+        out.append(
+            f'<rect x="{W - MR + 8}" y="{legend_y + 20 * j}" width="16" height="12" '
+            f'fill="{_fill(uid, j)}" stroke="{INK}"/><text x="{W - MR + 30}" '
+            f'y="{legend_y + 20 * j + 10}" fill="{INK}">{escape(s["label"])}</text>'
+        )
+    for k, m in enumerate(c.get("markers", [])):
+        y = legend_y + 20 * (len(segs) + k) + 6
+        out.append(
+            f'<line x1="{W - MR + 8}" y1="{y}" x2="{W - MR + 24}" y2="{y}" stroke="{INK}" '
+            f'stroke-width="2.5" stroke-dasharray="6 3"/><text x="{W - MR + 30}" '
+            f'y="{y + 4}" fill="{INK}">{escape(m["label"])}</text>'
+        )
+    if highlight:
+        y = legend_y + 20 * (len(segs) + len(c.get("markers", []))) + 10
+        out.append(f'<text x="{W - MR + 8}" y="{y}" fill="{INK}">thick = your input</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _mig(c: dict[str, Any], uid: str) -> str:
+    cols = c["columns"]
+    row_h, gap = 34, 66
+    height = MT + 20 + len(cols) * (2 * row_h + gap)
+    desc = "; ".join(
+        f"{col['label']}: {col['instances']} instances of {col['compute_slices']} compute and "
+        f"{col['memory_slices']} memory slices"
+        for col in cols
+    )
+    out = _svg_open(uid, c.get("title", "MIG slices"), desc, height)
+    left, width = 150, W - 170
+    y = MT + 16
+    for col in cols:
+        out.append(
+            f'<text x="10" y="{y + 4}" font-weight="600" fill="{INK}">{escape(col["label"])}</text>'
+        )
+        y += 12
+        for kind, total, per in (
+            ("compute", 7, col["compute_slices"]),
+            ("memory", 8, col["memory_slices"]),
+        ):
+            out.append(
+                f'<text x="10" y="{y + row_h / 2 + 4}" fill="{INK}">{kind} ({total} slices)</text>'
+            )
+            cell = width / total
+            for k in range(total):
+                inst = k // per if per else total
+                used = inst < (col["instances"] or 0)
+                fill = _fill(uid, inst + 1) if used else "#fff"
+                dash = "" if used else ' stroke-dasharray="3 3"'
+                out.append(
+                    f'<rect x="{left + k * cell:.1f}" y="{y}" width="{cell - 3:.1f}" '
+                    f'height="{row_h - 6}" fill="{fill}" stroke="{INK}" '
+                    f'stroke-width="{1.5 if used else 1}"'
+                    f"{dash}/>"
+                )
+                text = f"#{inst + 1}" if used else "unused"
+                out.append(
+                    f'<text x="{left + k * cell + (cell - 3) / 2:.1f}" y="{y + row_h / 2 + 1}"'
+                    f' text-anchor="middle" fill="{INK}" font-size="11" '
+                    f'paint-order="stroke" stroke="#fff" stroke-width="3">{text}</text>'
+                )
+            y += row_h
+        sms = col.get("instance_sms")
+        idle = col.get("idle_sms")
+        fits = "the model fits" if col.get("model_fits") else "the model does not fit"
+        sm_text = (
+            f"{col['instances']} instances × {number(sms)} SMs; {number(idle)} SMs idle"
+            if sms is not None
+            else f"{col['instances']} instances; SMs per instance unconfirmed"
+        )
+        out.append(
+            f'<text x="{left}" y="{y + 14}" fill="{INK}">{escape(sm_text)}; {escape(fits)}</text>'
+        )
+        y += gap - 12
+    out.append("</svg>")
+    return "".join(out)

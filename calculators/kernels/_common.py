@@ -1,0 +1,46 @@
+"""Helpers shared by the kernels. NumPy only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Floats = NDArray[np.float64]
+Ints = NDArray[np.int64]
+
+
+def f64(x: ArrayLike) -> Floats:
+    return np.asarray(x, dtype=np.float64)
+
+
+def i64(x: ArrayLike) -> Ints:
+    return np.asarray(x, dtype=np.int64)
+
+
+def broadcast(*arrays: Any) -> list[np.ndarray]:
+    """Broadcast inputs to one shape so every output keeps it (a 0-d result for scalars)."""
+    return list(np.broadcast_arrays(*[np.asarray(a) for a in arrays]))
+
+
+def safe_div(num: ArrayLike, den: ArrayLike) -> Floats:
+    """num / den with inf (or nan for 0/0) where den is 0, without NumPy warnings."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.true_divide(f64(num), f64(den)))
+
+
+def shaped(shape: tuple[int, ...], **arrays: Any) -> dict[str, np.ndarray]:
+    """Give every output the broadcast shape (read-only views where an output is constant,
+    so a scalar never gets copied a million times)."""
+    return {k: np.broadcast_to(np.asarray(v), shape) for k, v in arrays.items()}
+
+
+def labels_where(cond: ArrayLike, if_true: str, if_false: str) -> np.ndarray:
+    """np.where(cond, if_true, if_false) for string labels, as an object array of the two
+    label strings. At 10^6 points a fixed-width unicode array is 28 MB of fresh memory to
+    fault in and fill; references to two shared str objects are 8 MB, several times
+    faster, and still compare, index and serialise as plain str."""
+    table = np.array([if_false, if_true], dtype=object)
+    cond = np.asarray(cond, dtype=bool)
+    return np.take(table, cond.view(np.uint8))

@@ -1,0 +1,206 @@
+"""Writes for calculation runs: request a run, execute it, record the outcome.
+
+The flow, and why:
+- ``run_request`` validates first, so nothing reaches a worker unvalidated, then gets or
+  creates the run by its canonical hash inside a transaction. The unique constraint
+  makes concurrent identical requests collapse onto one row; only the request that
+  created (or revived) the row enqueues a task.
+- The task is published with ``transaction.on_commit`` and only the run's id, so a worker
+  never looks for a row that is not committed yet and never receives arrays.
+- Publishing fails fast (no retries, short broker timeouts in settings). A run that could
+  not be published is marked failed so the next identical request enqueues it again,
+  and the caller gets ``BrokerUnavailable`` to turn into a 503.
+- ``execute_run`` is what the task calls. Its final write is conditional on the run not
+  being done yet, so a redelivered task (acks_late) can never overwrite a result.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from calculators.models import CalculationRun, canonical_hash
+from calculators.service import compute
+from calculators.validation import validate
+
+logger = logging.getLogger(__name__)
+
+# A queued run older than this is presumed lost (say, a worker died before acking and the
+# broker was flushed) and is enqueued again by the next identical request. The task is
+# idempotent, so a duplicate is harmless.
+STALE_QUEUED_AFTER = timedelta(minutes=5)
+
+Status = CalculationRun.Status
+
+
+class BrokerUnavailable(RuntimeError):
+    """The task could not be published; the API answers 503 with Retry-After."""
+
+
+def run_request(
+    *, calculator: str, raw_inputs: Any, preset: str | None = None, user: Any = None
+) -> tuple[CalculationRun, bool]:
+    """Validate, get or create the run for these inputs and enqueue it if needed.
+
+    Returns (run, scheduled), scheduled being whether a task was scheduled for publication
+    on commit. Raises CalculatorInputError for bad input and BrokerUnavailable when a
+    needed task could not be published.
+    """
+    clean = validate(calculator, raw_inputs, preset)
+    digest = canonical_hash(calculator, clean)
+    owner = user if getattr(user, "is_authenticated", False) else None
+    published: list[bool] = []
+    scheduled = False
+    with transaction.atomic():
+        run, created = _get_or_create(calculator, clean, digest, preset or "", owner)
+        if created or _needs_enqueue(run):
+            if not created:
+                run.status, run.error, run.enqueued_at = Status.QUEUED, "", timezone.now()
+                run.save(update_fields=["status", "error", "enqueued_at"])
+            run_id = str(run.pk)
+            transaction.on_commit(lambda: published.append(_publish_or_fail(run_id)))
+            scheduled = True
+    # Empty if an outer transaction defers the commit; the callback still marks the run.
+    if published and not published[0]:
+        run.status = Status.FAILED
+        raise BrokerUnavailable("the calculation queue is unavailable")
+    return run, scheduled
+
+
+def _publish_or_fail(run_id: str) -> bool:
+    """Publish; if that fails, mark the run failed so the next identical request
+    enqueues it again instead of waiting on a task that was never sent."""
+    if _publish(run_id):
+        return True
+    CalculationRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+        status=Status.FAILED, error="The task queue was unavailable; ask again shortly."
+    )
+    return False
+
+
+def _get_or_create(
+    calculator: str, clean: dict[str, Any], digest: str, preset: str, owner: Any
+) -> tuple[CalculationRun, bool]:
+    """Insert first: new inputs are the common case, and the unique constraint (not a
+    read-then-write) is what makes concurrent identical requests share one row."""
+    lookup = {"calculator": calculator, "inputs_hash": digest}
+    try:
+        with transaction.atomic():  # a savepoint, so a duplicate leaves our transaction usable
+            run = CalculationRun.objects.create(
+                **lookup,
+                inputs=clean,
+                preset=preset,
+                requested_by=owner,
+                status=Status.QUEUED,
+                enqueued_at=timezone.now(),
+            )
+            return run, True
+    except IntegrityError:
+        return CalculationRun.objects.select_for_update().get(**lookup), False
+
+
+def _needs_enqueue(run: CalculationRun) -> bool:
+    if run.status == Status.FAILED:
+        return True
+    return (
+        run.status == Status.QUEUED
+        and run.enqueued_at is not None
+        and timezone.now() - run.enqueued_at > STALE_QUEUED_AFTER
+    )
+
+
+# Publishing has a hard deadline. Celery's own retry is off for the publish, but the Redis
+# client still retries a refused connection with backoff (about 2 s in total), which
+# would blow the API's promise of a 503 within 2 seconds. So the publish runs in a
+# helper thread and we stop waiting at the deadline; if it completes later anyway, the
+# worker computes the run (its writes are idempotent) and nothing is lost. After a
+# failure we skip the broker for a few seconds, so an outage does not pile up threads.
+PUBLISH_DEADLINE_SECONDS = 1.0
+BROKER_BACKOFF_SECONDS = 5.0
+_publisher = ThreadPoolExecutor(max_workers=4, thread_name_prefix="calc-publish")
+_broker_down_until = 0.0
+
+
+def _publish(run_id: str) -> bool:
+    global _broker_down_until
+    if time.monotonic() < _broker_down_until:
+        return False
+    from calculators.tasks import run_calculation
+
+    future = _publisher.submit(run_calculation.apply_async, args=[run_id], retry=False)
+    try:
+        future.result(timeout=PUBLISH_DEADLINE_SECONDS)
+    except Exception:  # kombu/redis/socket errors and the deadline all mean "not queued"
+        logger.warning("could not publish calculation run %s", run_id, exc_info=True)
+        _broker_down_until = time.monotonic() + BROKER_BACKOFF_SECONDS
+        return False
+    return True
+
+
+def execute_run(*, run_id: str) -> str:
+    """Compute one run and record the outcome; returns the final status. Idempotent."""
+    run = CalculationRun.objects.filter(pk=run_id).first()
+    if run is None or run.status == Status.DONE:
+        return "missing" if run is None else Status.DONE
+    started = timezone.now()
+    CalculationRun.objects.filter(pk=run_id).exclude(status=Status.DONE).update(
+        status=Status.RUNNING, started_at=started, attempts=F("attempts") + 1
+    )
+    try:
+        # Validate again: the row is data at rest, and a worker must never trust it blindly.
+        result = compute(run.calculator, validate(run.calculator, run.inputs))
+    except Exception as exc:
+        from celery.exceptions import SoftTimeLimitExceeded
+
+        message = (
+            "The calculation took too long and was stopped."
+            if isinstance(exc, SoftTimeLimitExceeded)
+            else f"The calculation failed: {exc}"
+        )
+        logger.exception("calculation run %s failed", run_id)
+        record_outcome(run_id=run_id, status=Status.FAILED, error=message)
+        return Status.FAILED
+    record_outcome(run_id=run_id, status=Status.DONE, result=result)
+    return Status.DONE
+
+
+def record_outcome(
+    *, run_id: str, status: str, result: dict[str, Any] | None = None, error: str = ""
+) -> bool:
+    """The final write: only a run that is not already done changes, so it is idempotent."""
+    updated = (
+        CalculationRun.objects.filter(pk=run_id)
+        .exclude(status=Status.DONE)
+        .update(status=status, result=result, error=error, finished_at=timezone.now())
+    )
+    return bool(updated)
+
+
+def compute_now(*, run: CalculationRun) -> CalculationRun:
+    """Compute a run in this process (pages fall back to it when the queue is down)."""
+    execute_run(run_id=str(run.pk))
+    run.refresh_from_db()
+    return run
+
+
+def request_page_run(
+    *, calculator: str, raw_inputs: Any, preset: str | None, user: Any
+) -> tuple[CalculationRun, bool]:
+    """run_request for HTML pages: if the queue is down, compute in-process instead so the
+    page keeps working. Returns (run, computed_inline)."""
+    try:
+        run, _ = run_request(calculator=calculator, raw_inputs=raw_inputs, preset=preset, user=user)
+        return run, False
+    except BrokerUnavailable:
+        clean = validate(calculator, raw_inputs, preset)
+        run = CalculationRun.objects.get(
+            calculator=calculator, inputs_hash=canonical_hash(calculator, clean)
+        )
+        return compute_now(run=run), True

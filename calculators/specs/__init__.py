@@ -1,0 +1,53 @@
+"""Calculator specs, keyed by slug, in the order pages list them."""
+
+from __future__ import annotations
+
+from .architecture import LINEAR_PARAMS, MOE_ACTIVE, SLIDING_WINDOW
+from .base import BOOLEAN, CHOICE, INTEGER, NUMBER, CalculatorSpec, Input, Output, Point
+from .decode import DECODE_BOUND, LOCAL_FIT
+from .latency import FALLBACK_LATENCY, RESPONSE_TIME
+from .memory import KV_CACHE, WEIGHT_MEMORY
+from .mig import MIG
+from .operations import AVAILABILITY, BREAK_EVEN
+from .roofline import ATTENTION_INTENSITY, ROOFLINE
+from .speedups import DIFFUSION_PASSES, SPARSITY_2_4
+
+SPECS: dict[str, CalculatorSpec] = {
+    s.slug: s
+    for s in (
+        ROOFLINE,
+        DECODE_BOUND,
+        MIG,
+        FALLBACK_LATENCY,
+        WEIGHT_MEMORY,
+        KV_CACHE,
+        RESPONSE_TIME,
+        AVAILABILITY,
+        BREAK_EVEN,
+        ATTENTION_INTENSITY,
+        SLIDING_WINDOW,
+        LINEAR_PARAMS,
+        MOE_ACTIVE,
+        SPARSITY_2_4,
+        LOCAL_FIT,
+        DIFFUSION_PASSES,
+    )
+}
+
+
+def get_spec(slug: str) -> CalculatorSpec:
+    return SPECS[slug]
+
+
+__all__ = [
+    "SPECS",
+    "get_spec",
+    "CalculatorSpec",
+    "Input",
+    "Output",
+    "Point",
+    "NUMBER",
+    "INTEGER",
+    "BOOLEAN",
+    "CHOICE",
+]

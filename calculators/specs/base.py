@@ -1,0 +1,257 @@
+"""The data that describes a calculator: inputs, outputs, presets, steps, texts, chart.
+
+A spec is data beside its kernel. Step and text functions receive a ``Point`` (one
+column of a sweep or comparison, as Python scalars) and return lines with the numbers
+substituted, so the same code serves pages, the API, the CLI and content directives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from calculators.formatting import number, with_unit
+
+NUMBER, INTEGER, BOOLEAN, CHOICE = "number", "integer", "boolean", "choice"
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    label: str
+    unit: str = ""
+    default: Any = None  # None with required=False: optional, omitted when not given
+    min: float | None = None
+    max: float | None = None
+    min_exclusive: bool = False  # e.g. bandwidth must be > 0, not >= 0
+    kind: str = NUMBER  # number | integer | boolean | choice
+    choices: tuple[str, ...] = ()
+    required: bool = True
+    help: str = ""
+
+    @property
+    def integer(self) -> bool:
+        return self.kind == INTEGER
+
+    def describe_range(self) -> str:
+        if self.kind in (BOOLEAN, CHOICE):
+            return ""
+        low = "" if self.min is None else f"{'>' if self.min_exclusive else '≥'} {number(self.min)}"
+        high = "" if self.max is None else f"≤ {number(self.max)}"
+        return ", ".join(p for p in (low, high) if p)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "unit": self.unit,
+            "default": self.default,
+            "min": self.min,
+            "max": self.max,
+            "min_exclusive": self.min_exclusive,
+            "integer": self.integer,
+            "kind": self.kind,
+            "choices": list(self.choices),
+            "required": self.required and self.default is None,
+            "help": self.help,
+        }
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    label: str
+    unit: str = ""
+    kind: str = "number"  # number | pct | text | boolean | integer
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "unit": self.unit, "kind": self.kind}
+
+
+@dataclass(frozen=True)
+class PresetFill:
+    """An input a GPU preset fills: from which preset attribute, times what scale."""
+
+    attribute: str
+    scale: float = 1.0
+
+
+class Point:
+    """One column of a result as Python scalars, with formatting helpers for steps."""
+
+    def __init__(
+        self,
+        spec: CalculatorSpec,
+        inputs: Mapping[str, Any],
+        outputs: Mapping[str, Any],
+        index: int | None,
+    ) -> None:
+        self.spec, self.inputs, self.outputs, self.index = spec, inputs, outputs, index
+
+    def has(self, name: str) -> bool:
+        return self.inputs.get(name) is not None or self.outputs.get(name) is not None
+
+    def v(self, name: str) -> Any:
+        """The value of an input or output at this point."""
+        if name in self.outputs:
+            return self.outputs[name]
+        return self.inputs.get(name)
+
+    def f(self, name: str, sig: int = 4) -> str:
+        """The value formatted with its unit."""
+        unit, kind = self.spec.unit_of(name)
+        return with_unit(self.v(name), unit, sig=sig, kind=kind)
+
+    def n(self, name: str, sig: int = 4) -> str:
+        """The value formatted without its unit."""
+        return number(self.v(name), sig=sig)
+
+
+StepsFn = Callable[[Point], list[str]]
+TextsFn = Callable[[Point], tuple[list[str], list[str]]]
+CompareFn = Callable[[list[Point]], list[str]]
+CheckFn = Callable[[dict[str, Any]], dict[str, list[str]]]
+ChartFn = Callable[[list[Point]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class CalculatorSpec:
+    slug: str
+    title: str
+    summary: str
+    inputs: tuple[Input, ...]
+    outputs: tuple[Output, ...]
+    chart_type: str
+    steps: StepsFn
+    texts: TextsFn
+    chart: ChartFn
+    preset_fills: Mapping[str, PresetFill] = field(default_factory=dict)
+    check: CheckFn | None = None
+    compare: CompareFn | None = None
+    example: Mapping[str, Any] = field(default_factory=dict)  # a meaningful first form
+
+    def input(self, name: str) -> Input:
+        for i in self.inputs:
+            if i.name == name:
+                return i
+        raise KeyError(name)
+
+    @property
+    def input_names(self) -> list[str]:
+        return [i.name for i in self.inputs]
+
+    def output(self, name: str) -> Output:
+        for o in self.outputs:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def unit_of(self, name: str) -> tuple[str, str]:
+        for o in self.outputs:
+            if o.name == name:
+                return o.unit, o.kind
+        for i in self.inputs:
+            if i.name == name:
+                # Fractions are entered as 0.5 but read more easily as 50 %.
+                return ("", "pct") if i.unit == "fraction" else (i.unit, "number")
+        return "", "number"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "summary": self.summary,
+            "inputs": [i.as_dict() for i in self.inputs],
+            "outputs": [o.as_dict() for o in self.outputs],
+            "preset_fills": {k: v.attribute for k, v in self.preset_fills.items()},
+            "chart": self.chart_type,
+            "example": dict(self.example),
+        }
+
+
+# Inputs several calculators share, so labels, units and ranges agree everywhere.
+def peak_tflops(required: bool = True) -> Input:
+    return Input(
+        "peak_tflops",
+        "Peak dense tensor throughput",
+        "TFLOP/s",
+        min=0,
+        min_exclusive=True,
+        max=1e5,
+        required=required,
+        help="Spec-sheet dense BF16/FP16 figure (sparse is twice).",
+    )
+
+
+def bandwidth_tbs() -> Input:
+    return Input(
+        "bandwidth_tbs",
+        "Memory bandwidth",
+        "TB/s",
+        min=0,
+        min_exclusive=True,
+        max=1000,
+        help="Spec-sheet HBM/GDDR bandwidth, 1 TB/s = 10¹² bytes/s.",
+    )
+
+
+def params_b(label: str = "Parameters") -> Input:
+    return Input("params_b", label, "billion", min=0, min_exclusive=True, max=1e5)
+
+
+def bytes_per_param(default: float | None = None) -> Input:
+    return Input(
+        "bytes_per_param",
+        "Bytes per parameter",
+        "bytes",
+        default=default,
+        min=0,
+        min_exclusive=True,
+        max=32,
+        help="2 for BF16/FP16, 1 for FP8/INT8, 0.5 for 4-bit; 16 for mixed-precision "
+        "training state (weights, gradients and Adam moments).",
+    )
+
+
+def fraction(
+    name: str, label: str, default: float | None, *, allow_zero: bool = False, help: str = ""
+) -> Input:
+    return Input(
+        name,
+        label,
+        "fraction",
+        default=default,
+        min=0,
+        min_exclusive=not allow_zero,
+        max=1,
+        help=help,
+    )
+
+
+GPU_FILLS = {"peak_tflops": PresetFill("bf16_tflops"), "bandwidth_tbs": PresetFill("bandwidth_tbs")}
+
+
+def bound_phrase(intensity: float, ridge: float) -> str:
+    """'memory-bound by a factor of 4.7' style phrase from an intensity and a ridge."""
+    if intensity >= ridge:
+        return f"compute-bound by a factor of {number(intensity / ridge, sig=2)}"
+    if intensity <= 0:
+        return "memory-bound (no arithmetic at all)"
+    return f"memory-bound by a factor of {number(ridge / intensity, sig=2)}"
+
+
+def column_label(point: Point, points: list[Point]) -> str:
+    """Name a column by a letter and the inputs that differ ("B (batch_size = 8)"), so the
+    table, the steps, the texts and the chart all refer to it the same way."""
+    if len(points) <= 1:
+        return "input"
+    letter = "ABCDEFGHIJKL"[(point.index or 0) % 12]
+    varying = [
+        name
+        for name in point.spec.input_names
+        if len({repr(q.inputs.get(name)) for q in points}) > 1
+    ]
+    if not varying:
+        return letter
+    return f"{letter} (" + ", ".join(f"{name} = {point.n(name)}" for name in varying[:3]) + ")"

@@ -1,0 +1,52 @@
+"""Template tags for calculators on other apps' pages (question "Work through the numbers")."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django import template
+from django.urls import reverse
+
+from calculators import presets
+from calculators.charts import render_chart
+from calculators.errors import CalculatorInputError
+from calculators.forms import to_text
+from calculators.service import run_inline
+from calculators.specs import SPECS
+
+register = template.Library()
+
+
+@register.inclusion_tag("calculators/_embed.html")
+def calculator_embed(embed: Any, index: int = 1) -> dict[str, Any]:
+    """Run an author's embed (calculator, preset, inputs) in-process and show the result.
+
+    In-process rather than through the queue: the figures are small, free to everyone,
+    and the question page must render even when the workers are down.
+    """
+    slug = embed.calculator
+    preset = embed.preset or None
+    inputs = embed.inputs or {}
+    spec = SPECS.get(slug)
+    context: dict[str, Any] = {"index": index, "error": "", "result": None, "chart_svg": ""}
+    context["heading"] = embed.label or (spec.title if spec else slug)
+    bits = [presets.GPUS[preset].name] if preset in presets.GPUS else []
+    bits += [f"{k} = {to_text(v)}" for k, v in inputs.items()]
+    context["assumptions"] = ", ".join(bits)
+    query = {k: to_text(v) for k, v in inputs.items()}
+    if preset:
+        query["preset"] = preset
+    context["page_url"] = (
+        (reverse("calculators:detail", kwargs={"slug": slug}) + "?" + urlencode(query))
+        if spec
+        else reverse("calculators:index")
+    )
+    try:
+        result = run_inline(slug, inputs, preset)
+    except CalculatorInputError as exc:
+        context["error"] = "; ".join(f"{n}: {', '.join(r)}" for n, r in exc.fields.items())
+        return context
+    context["result"] = result
+    context["chart_svg"] = render_chart(result["chart"], uid=f"embed-{index}-{slug}")
+    return context

@@ -1,0 +1,300 @@
+"""Turn untrusted input into clean calculator inputs, or say exactly what is wrong.
+
+``validate`` is the only way into ``compute`` from outside (API, form, CLI, directive,
+task), so nothing reaches a worker unvalidated. It collects every problem before
+raising one ``CalculatorInputError`` whose ``fields`` name each input and the reasons.
+
+Clean inputs are plain JSON values (int, float, bool, str or 1-D lists of them) with
+defaults and preset figures filled in, so that the same request always yields the same
+dict and therefore the same canonical hash.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from . import presets
+from .errors import CalculatorInputError
+from .specs import BOOLEAN, CHOICE, INTEGER, SPECS, CalculatorSpec, Input
+
+MAX_POINTS = 1_000_000
+
+Errors = dict[str, list[str]]
+
+
+def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
+    """Return clean inputs for ``slug``; raise CalculatorInputError naming every bad field."""
+    spec = SPECS.get(slug) if isinstance(slug, str) else None
+    if spec is None:
+        raise CalculatorInputError(
+            {"calculator": [f"unknown calculator {slug!r}; known: {', '.join(SPECS)}"]}
+        )
+    if raw_inputs is None:
+        raw_inputs = {}
+    if not isinstance(raw_inputs, Mapping):
+        raise CalculatorInputError({"inputs": ["must be an object of name: value pairs"]})
+
+    errors: Errors = {}
+    known = set(spec.input_names)
+    for name in raw_inputs:
+        if name not in known:
+            errors.setdefault(str(name), []).append(
+                f"unknown input for {slug}; expected one of {', '.join(spec.input_names)}"
+            )
+
+    merged: dict[str, Any] = {i.name: i.default for i in spec.inputs if i.default is not None}
+    merged.update(_preset_values(spec, preset, errors))
+    merged.update({k: v for k, v in raw_inputs.items() if k in known and v is not None})
+
+    clean: dict[str, Any] = {}
+    lengths: dict[str, int] = {}
+    for inp in spec.inputs:
+        if inp.name not in merged:
+            if inp.required and inp.default is None:
+                errors.setdefault(inp.name, []).append("required")
+            continue
+        value, reasons = _clean_value(inp, merged[inp.name])
+        if reasons:
+            errors.setdefault(inp.name, []).extend(reasons)
+        else:
+            clean[inp.name] = value
+            if isinstance(value, list):
+                lengths[inp.name] = len(value)
+
+    _check_broadcast(lengths, errors)
+    if not errors and spec.check is not None:
+        for name, reasons in spec.check(clean).items():
+            errors.setdefault(name, []).extend(reasons)
+    if errors:
+        raise CalculatorInputError(errors)
+    return clean
+
+
+def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[str, Any]:
+    if preset is None or preset == "":
+        return {}
+    if not isinstance(preset, str):
+        errors["preset"] = ["must be a preset slug string"]
+        return {}
+    gpu = presets.GPUS.get(preset)
+    if gpu is None:
+        errors["preset"] = [f"unknown preset {preset!r}; known: {', '.join(presets.GPUS)}"]
+        return {}
+    if not spec.preset_fills:
+        errors["preset"] = [f"{spec.slug} takes no hardware preset"]
+        return {}
+    values: dict[str, Any] = {}
+    for name, fill in spec.preset_fills.items():
+        figure = getattr(gpu, fill.attribute)
+        if figure is None:
+            continue  # unknown figures are never filled; the input stays required
+        values[name] = figure if isinstance(figure, str) else float(figure) * fill.scale
+    if spec.slug == "mig" and preset not in presets.MIG_PROFILES:
+        errors["preset"] = [
+            f"{preset} has no MIG profiles in our data; choose one of "
+            f"{', '.join(presets.MIG_PROFILES)}"
+        ]
+    return values
+
+
+def _clean_value(inp: Input, value: Any) -> tuple[Any, list[str]]:
+    if isinstance(value, list | tuple):
+        items = list(value)
+        if not items:
+            return None, ["must not be an empty list"]
+        if len(items) > MAX_POINTS:
+            return None, [
+                f"has {len(items):,} values; a sweep may have at most {MAX_POINTS:,} points"
+            ]
+        if inp.kind in (BOOLEAN, CHOICE):
+            cleaned, reasons = [], []
+            for i, item in enumerate(items):
+                v, r = _clean_scalar(inp, item)
+                cleaned.append(v)
+                reasons += [f"item {i + 1}: {x}" for x in r]
+                if len(reasons) >= 3:
+                    break
+            return cleaned, reasons
+        return _clean_numbers(inp, items)
+    return _clean_scalar(inp, value)
+
+
+def _clean_scalar(inp: Input, value: Any) -> tuple[Any, list[str]]:
+    if inp.kind == BOOLEAN:
+        if isinstance(value, bool):
+            return value, []
+        return None, [f"must be true or false, not {_kind(value)}"]
+    if inp.kind == CHOICE:
+        if not isinstance(value, str):
+            return None, [f"must be one of {', '.join(inp.choices)}, not {_kind(value)}"]
+        if value not in inp.choices:
+            return None, [f"{value!r} is not one of {', '.join(inp.choices)}"]
+        return value, []
+    cleaned, reasons = _clean_numbers(inp, [value])
+    return (cleaned[0] if cleaned else None), reasons
+
+
+def _clean_numbers(inp: Input, items: list[Any]) -> tuple[list[Any] | None, list[str]]:
+    """Check numbers in a plain loop: the type checks must see every Python object (a
+    bool is an int to NumPy), and at 10^6 points this stays well under a second."""
+    many = len(items) > 1
+    out: list[Any] = []
+    reasons: list[str] = []
+    for i, x in enumerate(items):
+        where = f"item {i + 1}: " if many else ""
+        reason = _number_problem(inp, x)
+        if reason:
+            reasons.append(where + reason)
+            if len(reasons) >= 3:
+                reasons.append("(further items not checked)")
+                break
+            continue
+        out.append(int(x) if inp.kind == INTEGER else float(x))
+    if reasons:
+        return None, reasons
+    return out, []
+
+
+def _number_problem(inp: Input, x: Any) -> str | None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return f"must be a number, not {_kind(x)}"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "must be a number, not NaN"
+        if math.isinf(x):
+            return "must be finite, not infinity"
+        if inp.kind == INTEGER and not x.is_integer():
+            return f"must be a whole number, not {x:g}"
+    if inp.min is not None:
+        if inp.min_exclusive and x <= inp.min:
+            return (
+                f"must be greater than {inp.min:g}" if inp.min else f"must be positive, not {x:g}"
+            )
+        if x < inp.min:
+            return (
+                f"must not be negative, not {x:g}"
+                if inp.min == 0
+                else f"must be at least {inp.min:g}, not {x:g}"
+            )
+    if inp.max is not None and x > inp.max:
+        return f"must be at most {inp.max:g}, not {x:g}"
+    return None
+
+
+def _check_broadcast(lengths: dict[str, int], errors: Errors) -> None:
+    sizes = {n: k for n, k in lengths.items() if k != 1}
+    distinct = set(sizes.values())
+    if len(distinct) > 1:
+        desc = ", ".join(f"{n} has {k}" for n, k in sizes.items())
+        for name in sizes:
+            errors.setdefault(name, []).append(
+                f"arrays do not broadcast ({desc} values); give every list the same length "
+                "or a single value"
+            )
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return type(value).__name__
+
+
+# ---------------------------------------------------------------- text input
+
+
+def parse_text_inputs(slug: str, texts: Mapping[str, str]) -> dict[str, Any]:
+    """Turn ``name=text`` pairs (CLI, directive, HTML form) into raw values for validate.
+
+    Numbers become int or float, "1,2,4" becomes a list, true/false become booleans for
+    boolean inputs; anything unparseable is reported as the field's error.
+    """
+    spec = SPECS.get(slug)
+    if spec is None:
+        raise CalculatorInputError(
+            {"calculator": [f"unknown calculator {slug!r}; known: {', '.join(SPECS)}"]}
+        )
+    raw: dict[str, Any] = {}
+    errors: Errors = {}
+    kinds = {i.name: i.kind for i in spec.inputs}
+    for name, text in texts.items():
+        text = (text or "").strip()
+        if text == "":
+            continue  # an empty form field means "use the default"
+        kind = kinds.get(name)
+        parts = [t.strip() for t in text.split(",")]
+        try:
+            values = [_parse_one(kind, t) for t in parts]
+        except ValueError as exc:
+            errors.setdefault(name, []).append(str(exc))
+            continue
+        raw[name] = values[0] if len(values) == 1 else values
+    if errors:
+        raise CalculatorInputError(errors)
+    return raw
+
+
+def _parse_one(kind: str | None, text: str) -> Any:
+    if text == "":
+        raise ValueError("has an empty item in its list")
+    low = text.lower()
+    if kind == BOOLEAN:
+        if low in ("true", "yes", "1", "on"):
+            return True
+        if low in ("false", "no", "0", "off"):
+            return False
+        raise ValueError(f"must be true or false, not {text!r}")
+    if kind == CHOICE or kind is None:
+        return text if kind == CHOICE else _number_or_text(text)
+    return _number_or_text(text, strict=True)
+
+
+def _number_or_text(text: str, strict: bool = False) -> Any:
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        pass
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        if strict:
+            raise ValueError(f"must be a number, not {text!r}") from None
+        return text
+    if math.isnan(value):
+        raise ValueError("must be a number, not NaN")
+    if math.isinf(value):
+        raise ValueError("must be finite, not infinity")
+    return value
+
+
+def validate_text(slug: str, texts: Mapping[str, str], preset: Any = None) -> dict[str, Any]:
+    """parse_text_inputs + validate, reporting parse and validation problems together."""
+    parse_errors: Errors = {}
+    try:
+        raw = parse_text_inputs(slug, texts)
+    except CalculatorInputError as exc:
+        if "calculator" in exc.fields:
+            raise
+        parse_errors = exc.fields
+        raw = parse_text_inputs(slug, {k: v for k, v in texts.items() if k not in parse_errors})
+    try:
+        clean = validate(slug, raw, preset)
+    except CalculatorInputError as exc:
+        merged = dict(parse_errors)
+        for name, reasons in exc.fields.items():
+            if name in parse_errors and reasons == ["required"]:
+                continue  # it was given, just not readable: the parse error says so
+            merged.setdefault(name, []).extend(reasons)
+        raise CalculatorInputError(merged) from None
+    if parse_errors:
+        raise CalculatorInputError(parse_errors)
+    return clean
