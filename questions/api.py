@@ -217,7 +217,16 @@ class GuideViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         qs = Guide.objects.published()
         if self.action == "retrieve":
-            qs = qs.prefetch_related("sections__concepts", "sections__items")
+            # Only published concepts, as on the HTML guide page: a draft's slug is unreleased.
+            qs = qs.prefetch_related(
+                Prefetch(
+                    "sections",
+                    queryset=GuideSection.objects.order_by("order", "id").prefetch_related(
+                        Prefetch("concepts", queryset=Concept.objects.published().order_by("title")),
+                        Prefetch("items", queryset=GuideItem.objects.order_by("order", "id")),
+                    ),
+                )
+            )
         return qs
 
     def get_serializer_class(self):

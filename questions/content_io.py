@@ -22,6 +22,7 @@ from . import services
 from .models import (
     Access,
     CalculatorEmbed,
+    Category,
     Concept,
     Difficulty,
     Guide,
@@ -29,6 +30,7 @@ from .models import (
     GuideSection,
     ItemKind,
     Kind,
+    Level,
     Question,
     Track,
 )
@@ -96,6 +98,25 @@ def _load(path: Path) -> frontmatter.Post:
         raise ContentError(f"{path}: invalid YAML front matter: {exc}") from exc
 
 
+def _check_choices(values: dict[str, Any], choices: dict[str, list[str]], where: str) -> None:
+    """Every choice field must hold a known value: an unknown ``access`` in particular would
+    reach the access policy, which has no rule for it (a 500 on every page listing it)."""
+    for name, allowed in choices.items():
+        if values[name] not in allowed:
+            raise ContentError(f"{where}: {name}: {values[name]!r} is not one of {sorted(allowed)}")
+
+
+def _positive_int(meta: dict, key: str, where: str, default: Any = None) -> int:
+    value = meta.get(key, default) if default is not None else _require(meta, key, where)
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ContentError(f"{where}: {key}: {value!r} is not a whole number") from None
+    if key == "number" and number < 1:
+        raise ContentError(f"{where}: {key}: {number} must be 1 or more")
+    return number
+
+
 def _apply(obj: Any, values: dict[str, Any]) -> bool:
     changed = False
     for name, value in values.items():
@@ -105,7 +126,20 @@ def _apply(obj: Any, values: dict[str, Any]) -> bool:
     return changed
 
 
-def _save(obj: Any, values: dict[str, Any], updated_at: dt.datetime | None) -> tuple[bool, bool]:
+def _check_lengths(obj: Any, values: dict[str, Any], where: str) -> None:
+    """Text longer than its column is a named error here; otherwise SQLite keeps it whole
+    and PostgreSQL fails the whole import with a bare database error."""
+    for name, value in values.items():
+        limit = getattr(obj._meta.get_field(name), "max_length", None)
+        if limit and isinstance(value, str) and len(value) > limit:
+            raise ContentError(f"{where}: {name}: {len(value)} characters, at most {limit} fit")
+
+
+def _save(
+    obj: Any, values: dict[str, Any], updated_at: dt.datetime | None, where: str = ""
+) -> tuple[bool, bool]:
+    if where:
+        _check_lengths(obj, values, where)
     created = obj.pk is None
     # A file without dates keeps the database's (or, new, takes its publication date), so
     # importing the same files twice never moves a date.
@@ -163,7 +197,14 @@ def import_content(root: Path) -> ImportReport:
             "published": bool(m.get("published", True)),
             "published_at": _as_datetime(m.get("published_at"), f"{path}: published_at"),
         }
-        created, changed = _save(obj, values, _as_datetime(m.get("updated_at"), f"{path}: updated_at"))
+        _check_choices(
+            values,
+            {"category": Category.values, "level": Level.values, "access": Access.values},
+            str(path),
+        )
+        created, changed = _save(
+            obj, values, _as_datetime(m.get("updated_at"), f"{path}: updated_at"), str(path)
+        )
         concepts[slug] = obj
         report.add("concepts", created, changed)
 
@@ -179,13 +220,19 @@ def import_content(root: Path) -> ImportReport:
             "title": _require(m, "title", str(track_file)),
             "category": _require(m, "category", str(track_file)),
             "icon": m.get("icon", "serving"),
-            "order": int(m.get("order", 0)),
+            "order": _positive_int(m, "order", str(track_file), default=0),
             "summary": _require(m, "summary", str(track_file)),
             "description": post.content.strip(),
             "published": bool(m.get("published", True)),
             "published_at": _as_datetime(m.get("published_at"), f"{track_file}: published_at"),
         }
-        created, changed = _save(track, values, _as_datetime(m.get("updated_at"), f"{track_file}: updated_at"))
+        _check_choices(values, {"category": Category.values}, str(track_file))
+        created, changed = _save(
+            track,
+            values,
+            _as_datetime(m.get("updated_at"), f"{track_file}: updated_at"),
+            str(track_file),
+        )
         report.add("tracks", created, changed)
         existing = {q.number: q for q in Question.objects.filter(track=track)}
         for path in sorted(track_dir.glob("[0-9]*.md")):
@@ -200,7 +247,7 @@ def _import_question(path, track, existing, concepts, report) -> None:
     post = _load(path)
     m: dict[str, Any] = post.metadata
     where = str(path)
-    number = int(_require(m, "number", where))
+    number = _positive_int(m, "number", where)
     text = post.content
     if ANSWER_SEPARATOR not in text:
         raise ContentError(f"{where}: answer: missing the '{ANSWER_SEPARATOR}' separator line")
@@ -218,11 +265,12 @@ def _import_question(path, track, existing, concepts, report) -> None:
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{where}: published_at"),
     }
-    choices = {"difficulty": Difficulty.values, "kind": Kind.values, "access": Access.values}
-    for name, allowed in choices.items():
-        if values[name] not in allowed:
-            raise ContentError(f"{where}: {name}: {values[name]!r} is not one of {sorted(allowed)}")
-    created, changed = _save(obj, values, _as_datetime(m.get("updated_at"), f"{where}: updated_at"))
+    _check_choices(
+        values, {"difficulty": Difficulty.values, "kind": Kind.values, "access": Access.values}, where
+    )
+    created, changed = _save(
+        obj, values, _as_datetime(m.get("updated_at"), f"{where}: updated_at"), where
+    )
     changed |= _set_m2m(obj.concepts, _concepts(list(m.get("concepts") or []), where, concepts))
     wanted = [
         {
@@ -262,7 +310,9 @@ def _import_guide(guide_dir: Path, concepts, report) -> None:
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{guide_file}: published_at"),
     }
-    created, changed = _save(guide, values, _as_datetime(m.get("updated_at"), f"{guide_file}: updated_at"))
+    created, changed = _save(
+        guide, values, _as_datetime(m.get("updated_at"), f"{guide_file}: updated_at"), str(guide_file)
+    )
     sections = {s.slug: s for s in guide.sections.all()}
     seen = set()
     for path in sorted(guide_dir.glob("[0-9]*.md")):

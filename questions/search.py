@@ -93,6 +93,9 @@ def search(
 ) -> list[SearchHit]:
     """Ranked hits for ``text`` that this viewer may see, best first."""
     filters = filters or SearchFilters()
+    if filters.track and "\x00" in filters.track:
+        return []  # no slug holds NUL, and PostgreSQL refuses it as a parameter (a 500)
+    text = (text or "").replace("\x00", " ")
     words = terms(text)
     if not words:
         return []

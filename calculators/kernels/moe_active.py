@@ -28,8 +28,7 @@ def moe_active(
     token at batch 1) and batched_resident_gb: once a batch routes tokens to every
     expert, all weights must be resident and are read each step, not just the active ones.
     """
-    layout = experts is not None and experts_per_token is not None and expert_params_b is not None
-    if layout:
+    if experts is not None and experts_per_token is not None and expert_params_b is not None:
         e, k, ep, shared, bpp = broadcast(
             f64(experts),
             f64(experts_per_token),

@@ -27,7 +27,7 @@ def roofline(
     """
     peak, bw = f64(peak_tflops), f64(bandwidth_tbs)
     with_work = flops is not None and bytes is not None
-    if with_work:
+    if flops is not None and bytes is not None:  # spelled out so mypy narrows the types
         fl, by = f64(flops), f64(bytes)
         ai = safe_div(fl, by)
         shape = np.broadcast_shapes(peak.shape, bw.shape, fl.shape, by.shape)

@@ -96,9 +96,11 @@ def checkout(request: HttpRequest) -> HttpResponse:
 def checkout_success(request: HttpRequest) -> HttpResponse:
     """Where the provider sends the buyer back. It shows the purchase's state; it grants
     only through ``fulfil_checkout`` with the session as the *provider* reports it."""
+    session_id = request.GET.get("session_id", "")
+    if "\x00" in session_id:  # no provider issues one; PostgreSQL would refuse it (a 500)
+        raise Http404
     purchase = get_object_or_404(
-        selectors.purchases_of(user=request.user),
-        checkout_session_id=request.GET.get("session_id", ""),
+        selectors.purchases_of(user=request.user), checkout_session_id=session_id
     )
     if purchase.status == Purchase.Status.PENDING:
         try:
@@ -127,7 +129,7 @@ def checkout_cancelled(request: HttpRequest) -> HttpResponse:
 @login_required
 def local_checkout(request: HttpRequest, session_id: str) -> HttpResponse:
     """The local provider's stand-in for Stripe's hosted page (DEBUG only)."""
-    if not local_provider_enabled():
+    if not local_provider_enabled() or "\x00" in session_id:
         raise Http404
     purchase = get_object_or_404(
         selectors.purchases_of(user=request.user),

@@ -13,9 +13,11 @@ registered. (allauth also runs the password hasher for unknown emails.)
 from __future__ import annotations
 
 import hashlib
+import secrets
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
+from django.contrib.auth import get_user_model
 from django.http import HttpRequest
 
 THROTTLED_MESSAGE = (
@@ -36,3 +38,21 @@ class AccountAdapter(DefaultAccountAdapter):
         ip = self.get_client_ip(request)
         # Hashed so neither the address nor the IP sits in the cache in the clear.
         return hashlib.sha256(f"{ip}|{login}".encode()).hexdigest()
+
+    def populate_username(self, request: HttpRequest, user: Any) -> None:
+        """Give a new account a neutral public handle.
+
+        The username is shown beside every comment, in HTML and the API. allauth's default
+        derives it from the email address ("jane.doe@corp.example" becomes "jane.doe"),
+        which would publish part of every commenter's email; a random handle does not.
+        """
+        from allauth.account.utils import user_username
+
+        if user_username(user):
+            return
+        users = get_user_model().objects
+        while True:
+            handle = f"learner-{secrets.token_hex(4)}"
+            if not users.filter(username__iexact=handle).exists():
+                break
+        user_username(user, handle)

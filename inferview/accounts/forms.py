@@ -12,15 +12,25 @@ class DeleteAccountForm(forms.Form):
         label="I understand this deletes my account, progress, bookmarks and comments for good.",
     )
 
-    def __init__(self, *args, user, **kwargs):
+    def __init__(self, *args, user, throttled: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user
+        self.throttled = throttled
 
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
+        if self.throttled:
+            return password  # not checked: a throttled form must not answer "right or wrong"
         if not self.user.check_password(password):
             raise forms.ValidationError("That is not your current password.")
         return password
+
+    def clean(self):
+        if self.throttled:
+            raise forms.ValidationError(
+                "Too many attempts to confirm your password. Wait 15 minutes, then try again."
+            )
+        return super().clean()
 
 
 class CurrencyForm(forms.Form):

@@ -9,11 +9,17 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
+from django_ratelimit.core import is_ratelimited
 
 from inferview.access import policy, pricing, selectors
 
 from . import services
 from .forms import CurrencyForm, DeleteAccountForm
+
+#: Deleting checks the password, so unthrottled it is a password oracle for anyone holding
+#: a session (a shared computer, a stolen cookie). allauth throttles password changes the
+#: same way.
+DELETE_RATE = "5/15m"
 
 
 @login_required
@@ -45,7 +51,13 @@ def overview(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def delete_account(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        form = DeleteAccountForm(request.POST, user=request.user)
+        throttled = is_ratelimited(
+            request, group="accounts.delete", key="user", rate=DELETE_RATE, increment=True
+        )
+        form = DeleteAccountForm(request.POST, user=request.user, throttled=throttled)
+        if throttled:
+            form.is_valid()  # reports the throttle; the password is not checked
+            return render(request, "accounts/delete.html", {"form": form}, status=429)
         if form.is_valid():
             user = request.user
             logout(request)

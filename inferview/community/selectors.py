@@ -43,6 +43,17 @@ def visible_comments() -> QuerySet[Comment]:
     return Comment.objects.filter(deleted_at__isnull=True, hidden_at__isnull=True)
 
 
+def reportable_comments() -> QuerySet[Comment]:
+    """Comments a learner may see and so report: visible, on a published question or concept.
+
+    A comment id is guessable; looking it up anywhere else would show a draft's title, or
+    let a hidden comment be reported again after a moderator dealt with it.
+    """
+    return visible_comments().filter(
+        Q(question__published=True, question__track__published=True) | Q(concept__published=True)
+    )
+
+
 # --- Per-item state for lists --------------------------------------------------------------
 
 
@@ -421,7 +432,7 @@ def due_count(user: Any, *, now: dt.datetime | None = None) -> int:
 def recent_comments(user: Any, *, limit: int = 10) -> list[Comment]:
     return list(
         Comment.objects.filter(author=user, deleted_at__isnull=True)
-        .select_related("question__track", "concept")
+        .select_related("author", "question__track", "concept")
         .order_by("-created_at", "-id")[:limit]
     )
 

@@ -140,9 +140,12 @@ def review_rate(
     if not policy.can_read(user, question):
         raise PermissionDenied("Your plan does not include this answer.")
     now = now or timezone.now()
-    card = ReviewCard.objects.select_for_update().filter(user=user, question=question).first()
-    if card is None:
-        card = ReviewCard(user=user, question=question, due=now)
+    # get_or_create, not "select, then insert if missing": locking a row that does not
+    # exist yet locks nothing, so two first ratings at once both inserted and the second
+    # hit the unique constraint (a 500). get_or_create re-reads after losing that race.
+    card, _ = ReviewCard.objects.select_for_update().get_or_create(
+        user=user, question=question, defaults={"due": now}
+    )
     updated, _log = scheduling.scheduler().review_card(
         scheduling.card_to_fsrs(card), fsrs.Rating(rating), review_datetime=now
     )

@@ -7,6 +7,7 @@ with ``Accept: application/json``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -27,6 +28,8 @@ from . import selectors, services
 from .forms import ApproachForm, CommentForm, DifficultyForm, ProgressForm, RatingForm, ReportForm
 from .models import Comment, Rating
 from .ratelimits import comment_rate_limited
+
+_ID = re.compile(r"[0-9]{1,19}")  # BigAutoField ids: at most 19 ASCII digits
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -90,7 +93,9 @@ def bookmark_toggle(request: HttpRequest) -> HttpResponse:
         if request.POST.get("concept")
         else None
     )
-    if kind is None or not request.POST[kind].isdigit():
+    # ``str.isdigit`` accepts "²" and other non-ASCII digits that ``int`` rejects, and any
+    # number of digits; both used to raise a 500. Ids are ASCII digits of a sane length.
+    if kind is None or not _ID.fullmatch(request.POST[kind]):
         return JsonResponse(
             {
                 "error": {
@@ -341,7 +346,9 @@ def comment_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def comment_report(request: HttpRequest, pk: int) -> HttpResponse:
-    comment = get_object_or_404(Comment.objects.select_related("question__track", "concept"), pk=pk)
+    comment = get_object_or_404(
+        selectors.reportable_comments().select_related("question__track", "concept"), pk=pk
+    )
     form = ReportForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:

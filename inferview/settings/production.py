@@ -28,3 +28,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
+
+# Behind the TLS-terminating proxy that SECURE_PROXY_SSL_HEADER assumes, REMOTE_ADDR is the
+# proxy's own address. Without this, every visitor shares that one IP in allauth's per-IP
+# sign-in and sign-up limits: ten sign-ups an hour site-wide, and one attacker's failed
+# sign-ins throttle everyone. Set TRUSTED_PROXY_COUNT to the number of proxies in front.
+ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "1"))

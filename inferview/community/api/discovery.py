@@ -72,6 +72,9 @@ class SearchView(APIView):
             errors["difficulty"] = [f"Choose one of {', '.join(Difficulty.values)}."]
         if p.get("kind") and p["kind"] not in Kind.values:
             errors["kind"] = [f"Choose one of {', '.join(Kind.values)}."]
+        for name in ("q", "track"):
+            if "\x00" in p.get(name, ""):
+                errors[name] = ["Null characters are not allowed."]
         if errors:
             raise ApiError("invalid", "The request has invalid fields.", errors)
         filters = site_search.SearchFilters(

@@ -195,7 +195,7 @@ class CommentReportView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         data = validated(ReportWriteSerializer, request.data)
-        comment = get_object_or_404(Comment, pk=pk)
+        comment = get_object_or_404(selectors.reportable_comments(), pk=pk)
         call_service(
             services.comment_report,
             user=request.user,
