@@ -63,7 +63,7 @@ class PublishActionsMixin:
         services.save_content(obj)
 
 
-class CalculatorEmbedInline(admin.TabularInline):
+class CalculatorEmbedInline(admin.StackedInline):
     model = CalculatorEmbed
     extra = 0
     fields = ["order", "calculator", "preset", "inputs", "label"]

@@ -30,13 +30,21 @@
     var delay = 150;
     var labels = { queued: "Queued", running: "Running", done: "Done", failed: "Failed" };
     var texts = { queued: "waiting for a worker", running: "computing" };
+    var started = Date.now();
+    // After a while in the queue, say so: the worker may be down or busy. The page keeps
+    // checking, and the run is computed as soon as a worker picks it up.
+    var SLOW_MS = 10000;
     function poll() {
       fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
         .then(function (r) { return r.json(); })
         .then(function (run) {
           box.setAttribute("data-status", run.status);
           box.querySelector(".calc-status").textContent = labels[run.status] || run.status;
-          if (texts[run.status]) box.querySelector(".calc-status-text").textContent = texts[run.status];
+          var text = texts[run.status];
+          if (run.status === "queued" && Date.now() - started > SLOW_MS) {
+            text = "still waiting for a worker; the workers may be busy or stopped. This page keeps checking, and you can come back to this address later";
+          }
+          if (text) box.querySelector(".calc-status-text").textContent = text;
           if (run.status === "done" || run.status === "failed") {
             window.location.reload();
             return;
