@@ -18,6 +18,7 @@ from .base import (
     Point,
     bytes_per_param,
     column_label,
+    part_of_whole_bars,
 )
 
 # ---------------------------------------------------------------- sliding_window
@@ -212,20 +213,13 @@ def _moe_texts(p: Point) -> tuple[list[str], list[str]]:
 
 
 def _moe_chart(points: list[Point]) -> dict[str, Any]:
-    return {
-        "type": "bars",
-        "title": "Active against resident weights",
-        "y_label": "GB",
-        "stacked": True,
-        "categories": [column_label(p, points) for p in points],
-        "segments": [
-            {"label": "active per token", "values": [p.v("active_gb") for p in points]},
-            {
-                "label": "resident, inactive",
-                "values": [p.v("batched_resident_gb") - p.v("active_gb") for p in points],
-            },
-        ],
-    }
+    return part_of_whole_bars(
+        points,
+        title="Active against resident weights",
+        y_label="GB",
+        part=("active per token", "active_gb"),
+        whole=("resident, inactive", "batched_resident_gb"),
+    )
 
 
 def _moe_check(inputs: dict[str, Any]) -> dict[str, list[str]]:

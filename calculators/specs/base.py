@@ -255,3 +255,25 @@ def column_label(point: Point, points: list[Point]) -> str:
     if not varying:
         return letter
     return f"{letter} (" + ", ".join(f"{name} = {point.n(name)}" for name in varying[:3]) + ")"
+
+
+def part_of_whole_bars(
+    points: list[Point], *, title: str, y_label: str, part: tuple[str, str], whole: tuple[str, str]
+) -> dict[str, Any]:
+    """A stacked bar per column: ``part`` below, the rest of ``whole`` above it.
+
+    ``part`` and ``whole`` are (legend label, output name) pairs, e.g. the weights inside the
+    recommended VRAM, or the active experts inside the resident weights.
+    """
+    (part_label, part_name), (rest_label, whole_name) = part, whole
+    return {
+        "type": "bars",
+        "title": title,
+        "y_label": y_label,
+        "stacked": True,
+        "categories": [column_label(p, points) for p in points],
+        "segments": [
+            {"label": part_label, "values": [p.v(part_name) for p in points]},
+            {"label": rest_label, "values": [p.v(whole_name) - p.v(part_name) for p in points]},
+        ],
+    }

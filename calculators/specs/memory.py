@@ -17,6 +17,7 @@ from .base import (
     bytes_per_param,
     column_label,
     params_b,
+    part_of_whole_bars,
 )
 
 # ---------------------------------------------------------------- weight_memory
@@ -45,20 +46,13 @@ def _weight_texts(p: Point) -> tuple[list[str], list[str]]:
 
 
 def _weight_chart(points: list[Point]) -> dict[str, Any]:
-    return {
-        "type": "bars",
-        "title": "Weights and headroom",
-        "y_label": "GB",
-        "stacked": True,
-        "categories": [column_label(p, points) for p in points],
-        "segments": [
-            {"label": "weights", "values": [p.v("weights_gb") for p in points]},
-            {
-                "label": "headroom",
-                "values": [p.v("recommended_vram_gb") - p.v("weights_gb") for p in points],
-            },
-        ],
-    }
+    return part_of_whole_bars(
+        points,
+        title="Weights and headroom",
+        y_label="GB",
+        part=("weights", "weights_gb"),
+        whole=("headroom", "recommended_vram_gb"),
+    )
 
 
 WEIGHT_MEMORY = CalculatorSpec(
