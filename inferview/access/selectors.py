@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from . import policy
-from .models import Purchase
+from .models import Entitlement, Purchase
 
 
 def purchases_of(*, user: Any) -> QuerySet[Purchase]:
@@ -40,3 +40,12 @@ def remaining_answers(*, user: Any) -> int:
     from questions.selectors import published_questions
 
     return policy.remaining_count(user, published_questions())
+
+
+def staff_grants_of(*, user: Any) -> list[Entitlement]:
+    """Premium granted by staff (no payment, so no receipt), newest first."""
+    return list(
+        Entitlement.objects.filter(user=user, source=Entitlement.Source.STAFF).order_by(
+            "-granted_at"
+        )
+    )

@@ -173,7 +173,10 @@ def receipts(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "access/receipts.html",
-        {"purchases": selectors.receipts_of(user=request.user).select_related("entitlement")},
+        {
+            "purchases": selectors.receipts_of(user=request.user).select_related("entitlement"),
+            "staff_grants": selectors.staff_grants_of(user=request.user),
+        },
     )
 
 

@@ -394,20 +394,23 @@ def concept_page_context(
 # --- Personal pages -------------------------------------------------------------------------
 
 
+def _visible_bookmarks(user: Any):
+    """A learner's bookmarks on content that is still published (a draft drops out)."""
+    return Bookmark.objects.filter(user=user).filter(
+        Q(question__published=True, question__track__published=True) | Q(concept__published=True)
+    )
+
+
 def bookmarks_for(user: Any) -> list[Bookmark]:
     return list(
-        Bookmark.objects.filter(user=user)
-        .filter(
-            Q(question__published=True, question__track__published=True)
-            | Q(concept__published=True)
-        )
+        _visible_bookmarks(user)
         .select_related("question__track", "concept")
         .order_by("-created_at", "-id")
     )
 
 
 def bookmark_count(user: Any) -> int:
-    return Bookmark.objects.filter(user=user).count() if _signed_in(user) else 0
+    return _visible_bookmarks(user).count() if _signed_in(user) else 0
 
 
 def reviews_for(
@@ -425,7 +428,10 @@ def reviews_for(
 
 def due_count(user: Any, *, now: dt.datetime | None = None) -> int:
     return ReviewCard.objects.filter(
-        user=user, question__published=True, due__lte=now or timezone.now()
+        user=user,
+        question__published=True,
+        question__track__published=True,
+        due__lte=now or timezone.now(),
     ).count()
 
 
