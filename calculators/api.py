@@ -121,6 +121,16 @@ ERROR_SCHEMA = inline_serializer(
 )
 
 
+def _known_calculator(slug: str) -> None:
+    if slug not in SPECS:
+        raise ApiError(
+            "unknown_calculator",
+            f"No calculator {slug!r}.",
+            {"calculator": [f"unknown calculator {slug!r}"]},
+            404,
+        )
+
+
 def _spec_dict(slug: str, request: Request) -> dict[str, Any]:
     return {
         **SPECS[slug].as_dict(),
@@ -143,13 +153,7 @@ class CalculatorDetailView(APIView):
         operation_id="calculators_retrieve", responses={200: SPEC_SCHEMA, 404: ERROR_SCHEMA}
     )
     def get(self, request: Request, slug: str) -> Response:
-        if slug not in SPECS:
-            raise ApiError(
-                "unknown_calculator",
-                f"No calculator {slug!r}.",
-                {"calculator": [f"unknown calculator {slug!r}"]},
-                404,
-            )
+        _known_calculator(slug)
         return Response(_spec_dict(slug, request))
 
 
@@ -241,13 +245,7 @@ class RunCreateView(APIView):
         ],
     )
     def post(self, request: Request, slug: str) -> Response:
-        if slug not in SPECS:
-            raise ApiError(
-                "unknown_calculator",
-                f"No calculator {slug!r}.",
-                {"calculator": [f"unknown calculator {slug!r}"]},
-                404,
-            )
+        _known_calculator(slug)
         body = request.data
         if not isinstance(body, dict):
             raise ApiError(

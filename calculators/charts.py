@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from calculators.formatting import number
+from calculators.presets import COMPUTE_SLICES, MEMORY_SLICES
 
 W, H = 640, 360
 ML, MR, MT, MB = 70, 150, 36, 56  # margins; the right one holds direct labels
@@ -122,30 +123,31 @@ def _tick(v: float) -> str:
     return number(v)
 
 
-def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, x_fmt=_tick, y_fmt=_tick) -> list[str]:
+def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, *, x_ticks: bool = True) -> list[str]:
     out = [
         f'<g class="axes" stroke="#9aa4ae" fill="none">'
         f'<line x1="{ML}" y1="{H - MB}" x2="{W - MR}" y2="{H - MB}"/>'
         f'<line x1="{ML}" y1="{MT}" x2="{ML}" y2="{H - MB}"/></g>'
     ]
-    for t in xs.ticks():
+    for t in xs.ticks() if x_ticks else []:
         x = xs(t)
         out.append(
             f'<line x1="{x:.1f}" y1="{H - MB}" x2="{x:.1f}" y2="{H - MB + 5}" '
             f'stroke="#9aa4ae"/><text x="{x:.1f}" y="{H - MB + 18}" text-anchor="middle" '
-            f'fill="{INK}">{escape(x_fmt(t))}</text>'
+            f'fill="{INK}">{escape(_tick(t))}</text>'
         )
     for t in ys.ticks():
         y = ys(t)
         out.append(
             f'<line x1="{ML}" y1="{y:.1f}" x2="{W - MR}" y2="{y:.1f}" stroke="#eceff2"/>'
             f'<text x="{ML - 6}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">'
-            f"{escape(y_fmt(t))}</text>"
+            f"{escape(_tick(t))}</text>"
         )
-    out.append(
-        f'<text x="{(ML + W - MR) / 2}" y="{H - 14}" text-anchor="middle" '
-        f'fill="{INK}">{escape(x_label)}</text>'
-    )
+    if x_label:
+        out.append(
+            f'<text x="{(ML + W - MR) / 2}" y="{H - 14}" text-anchor="middle" '
+            f'fill="{INK}">{escape(x_label)}</text>'
+        )
     out.append(
         f'<text transform="translate(16 {(MT + H - MB) / 2}) rotate(-90)" '
         f'text-anchor="middle" fill="{INK}">{escape(y_label)}</text>'
@@ -318,12 +320,8 @@ def _bars(c: dict[str, Any], uid: str) -> str:
         )
     )
     out = _svg_open(uid, c.get("title", ""), desc)
-    xs = Scale(0, 1, ML, W - MR, False)
-    out += [
-        line
-        for line in _axes(xs, ys, "", c.get("y_label", ""))
-        if 'text-anchor="middle" fill' not in line or "rotate" in line
-    ]
+    # Categories label the x axis, so it has no ticks and no axis label.
+    out += _axes(Scale(0, 1, ML, W - MR, False), ys, "", c.get("y_label", ""), x_ticks=False)
     highlight = set(c.get("highlight", []))
     for i, cat in enumerate(cats):
         x0 = ML + slot * i + (slot - bar_w * group) / 2
@@ -333,7 +331,7 @@ def _bars(c: dict[str, Any], uid: str) -> str:
             if y_log and v <= 0:
                 continue
             if stacked:
-                y_top, y_bot = ys(base + v), ys(base) if base > 0 or not y_log else ys(ys.lo)
+                y_top, y_bot = ys(base + v), ys(base)
                 x = x0
                 base += v
             else:
@@ -352,7 +350,7 @@ def _bars(c: dict[str, Any], uid: str) -> str:
                     f'paint-order="stroke" stroke="#fff" stroke-width="3">'
                     f"{escape(number(v, sig=3))}</text>"
                 )
-        top = ys(totals[i]) if totals[i] > 0 or not y_log else ys(ys.lo)
+        top = ys(totals[i])  # a log scale clamps a zero total to its floor
         out.append(
             f'<text x="{x0 + bar_w * group / 2:.1f}" y="{top - 6:.1f}" text-anchor="middle" '
             f'fill="{INK}" font-weight="600">{escape(number(totals[i], sig=3))}</text>'
@@ -412,8 +410,8 @@ def _mig(c: dict[str, Any], uid: str) -> str:
         )
         y += 12
         for kind, total, per in (
-            ("compute", 7, col["compute_slices"]),
-            ("memory", 8, col["memory_slices"]),
+            ("compute", COMPUTE_SLICES, col["compute_slices"]),
+            ("memory", MEMORY_SLICES, col["memory_slices"]),
         ):
             out.append(
                 f'<text x="10" y="{y + row_h / 2 + 4}" fill="{INK}">{kind} ({total} slices)</text>'

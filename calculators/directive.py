@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from .compute import compute, format_output
 from .errors import CalculatorInputError
-from .service import compute, format_output
 from .specs import SPECS
 from .validation import validate_text
 
@@ -97,7 +97,7 @@ def evaluate(body: str) -> tuple[Directive, dict[str, Any]]:
     try:
         clean = validate_text(d.slug, d.texts, d.preset)
     except CalculatorInputError as exc:
-        raise DirectiveError(_fields_text(exc.fields)) from None
+        raise DirectiveError(exc.fields_text()) from None
     result = compute(d.slug, clean)
     if d.output is not None and d.output not in result["outputs"]:
         raise DirectiveError(f"{d.output} is not computed for these inputs")
@@ -234,10 +234,6 @@ def _html_table(kind: str, columns: list[str], rows: list[dict[str, Any]], css: 
 
 def _error_html(message: str) -> str:
     return f'<span class="calc-error">calc directive error: {escape(message)}</span>'
-
-
-def _fields_text(fields: dict[str, list[str]]) -> str:
-    return "; ".join(f"{name}: {', '.join(reasons)}" for name, reasons in fields.items())
 
 
 def _protected_ranges(text: str) -> list[tuple[int, int]]:

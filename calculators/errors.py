@@ -19,6 +19,10 @@ class CalculatorInputError(ValueError):
         self.message = message or self._summary()
         super().__init__(self.message)
 
+    def fields_text(self) -> str:
+        """Every field and its reasons on one line, for inline error messages."""
+        return "; ".join(f"{name}: {', '.join(reasons)}" for name, reasons in self.fields.items())
+
     def _summary(self) -> str:
         parts = [f"{name}: {'; '.join(reasons)}" for name, reasons in self.fields.items()]
         return "Invalid calculator input. " + " | ".join(parts)

@@ -42,7 +42,7 @@ def number(value: Any, *, sig: int = 4) -> str:
 
 def with_unit(value: Any, unit: str = "", *, sig: int = 4, kind: str = "number") -> str:
     if kind == "pct" and isinstance(value, int | float) and not isinstance(value, bool):
-        if value is None or math.isnan(float(value)):
+        if math.isnan(float(value)):
             return "n/a"
         return f"{number(float(value) * 100, sig=sig)} %"
     text = number(value, sig=sig)

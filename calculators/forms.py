@@ -10,7 +10,7 @@ from django import forms
 from calculators import presets
 from calculators.errors import CalculatorInputError
 from calculators.specs import BOOLEAN, CHOICE, INTEGER, CalculatorSpec, Input
-from calculators.validation import MAX_POINTS, validate_text
+from calculators.validation import MAX_POINTS, preset_figures, validate_text
 
 FORM_LIST_LIMIT = 2000  # longer sweeps are too long to edit in a text box
 
@@ -24,16 +24,12 @@ def preset_choices(spec: CalculatorSpec) -> list[tuple[str, str]]:
 
 def preset_values(spec: CalculatorSpec) -> dict[str, dict[str, str]]:
     """For the preset-fill script: preset slug -> {input name: text value}."""
-    values: dict[str, dict[str, str]] = {}
-    for slug, _ in preset_choices(spec)[1:]:
-        gpu = presets.GPUS[slug]
-        row = {}
-        for name, fill in spec.preset_fills.items():
-            figure = getattr(gpu, fill.attribute)
-            if figure is not None:
-                row[name] = figure if isinstance(figure, str) else to_text(figure * fill.scale)
-        values[slug] = row
-    return values
+    return {
+        slug: {
+            name: to_text(value) for name, value in preset_figures(spec, presets.GPUS[slug]).items()
+        }
+        for slug, _ in preset_choices(spec)[1:]
+    }
 
 
 def to_text(value: Any) -> str:
@@ -97,7 +93,6 @@ class CalculatorForm(forms.Form):
                 widget=forms.TextInput(attrs=attrs),
             )
             self.fields[inp.name].unit = inp.unit
-            self.fields[inp.name].input_spec = inp
             self.fields[inp.name].choices = (
                 list(inp.choices)
                 if inp.kind == CHOICE
@@ -119,9 +114,6 @@ class CalculatorForm(forms.Form):
                 for reason in reasons:
                     self.add_error(field, reason if field else f"{name}: {reason}")
         return data
-
-    def raw_texts(self) -> dict[str, str]:
-        return {i.name: self.cleaned_data.get(i.name) or "" for i in self.spec.inputs}
 
 
 def initial_from_inputs(inputs: dict[str, Any]) -> dict[str, str]:

@@ -265,10 +265,6 @@ MEMORY_SLICES = 8
 GIB_IN_GB = 1.073741824  # 2**30 / 1e9
 
 
-def gpu(slug: str) -> GpuPreset:
-    return GPUS[slug]
-
-
 def mig_profile(gpu_slug: str, profile: str) -> MigProfile:
     for p in MIG_PROFILES[gpu_slug]:
         if p.name == profile:

@@ -26,8 +26,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from calculators.compute import compute
 from calculators.models import CalculationRun, canonical_hash
-from calculators.service import compute
 from calculators.validation import validate
 
 logger = logging.getLogger(__name__)
@@ -41,7 +41,14 @@ Status = CalculationRun.Status
 
 
 class BrokerUnavailable(RuntimeError):
-    """The task could not be published; the API answers 503 with Retry-After."""
+    """The task could not be published; the API answers 503 with Retry-After.
+
+    ``run`` is the row that was created or revived (now failed), so a caller can compute
+    it in-process without validating and looking it up again."""
+
+    def __init__(self, message: str, run: CalculationRun) -> None:
+        super().__init__(message)
+        self.run = run
 
 
 def run_request(
@@ -70,7 +77,7 @@ def run_request(
     # Empty if an outer transaction defers the commit; the callback still marks the run.
     if published and not published[0]:
         run.status = Status.FAILED
-        raise BrokerUnavailable("the calculation queue is unavailable")
+        raise BrokerUnavailable("the calculation queue is unavailable", run)
     return run, scheduled
 
 
@@ -198,9 +205,5 @@ def request_page_run(
     try:
         run, _ = run_request(calculator=calculator, raw_inputs=raw_inputs, preset=preset, user=user)
         return run, False
-    except BrokerUnavailable:
-        clean = validate(calculator, raw_inputs, preset)
-        run = CalculationRun.objects.get(
-            calculator=calculator, inputs_hash=canonical_hash(calculator, clean)
-        )
-        return compute_now(run=run), True
+    except BrokerUnavailable as exc:
+        return compute_now(run=exc.run), True

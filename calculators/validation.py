@@ -26,11 +26,7 @@ Errors = dict[str, list[str]]
 
 def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
     """Return clean inputs for ``slug``; raise CalculatorInputError naming every bad field."""
-    spec = SPECS.get(slug) if isinstance(slug, str) else None
-    if spec is None:
-        raise CalculatorInputError(
-            {"calculator": [f"unknown calculator {slug!r}; known: {', '.join(SPECS)}"]}
-        )
+    spec = _spec(slug)
     if raw_inputs is None:
         raw_inputs = {}
     if not isinstance(raw_inputs, Mapping):
@@ -72,6 +68,26 @@ def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
     return clean
 
 
+def _spec(slug: Any) -> CalculatorSpec:
+    spec = SPECS.get(slug) if isinstance(slug, str) else None
+    if spec is None:
+        raise CalculatorInputError(
+            {"calculator": [f"unknown calculator {slug!r}; known: {', '.join(SPECS)}"]}
+        )
+    return spec
+
+
+def preset_figures(spec: CalculatorSpec, gpu: presets.GpuPreset) -> dict[str, Any]:
+    """The inputs a GPU preset fills for ``spec``, scaled; unknown (None) figures are left
+    out, so such an input stays required rather than being filled with a guess."""
+    values: dict[str, Any] = {}
+    for name, fill in spec.preset_fills.items():
+        figure = getattr(gpu, fill.attribute)
+        if figure is not None:
+            values[name] = figure if isinstance(figure, str) else float(figure) * fill.scale
+    return values
+
+
 def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[str, Any]:
     if preset is None or preset == "":
         return {}
@@ -85,12 +101,7 @@ def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[st
     if not spec.preset_fills:
         errors["preset"] = [f"{spec.slug} takes no hardware preset"]
         return {}
-    values: dict[str, Any] = {}
-    for name, fill in spec.preset_fills.items():
-        figure = getattr(gpu, fill.attribute)
-        if figure is None:
-            continue  # unknown figures are never filled; the input stays required
-        values[name] = figure if isinstance(figure, str) else float(figure) * fill.scale
+    values = preset_figures(spec, gpu)
     if spec.slug == "mig" and preset not in presets.MIG_PROFILES:
         errors["preset"] = [
             f"{preset} has no MIG profiles in our data; choose one of "
@@ -218,11 +229,7 @@ def parse_text_inputs(slug: str, texts: Mapping[str, str]) -> dict[str, Any]:
     Numbers become int or float, "1,2,4" becomes a list, true/false become booleans for
     boolean inputs; anything unparseable is reported as the field's error.
     """
-    spec = SPECS.get(slug)
-    if spec is None:
-        raise CalculatorInputError(
-            {"calculator": [f"unknown calculator {slug!r}; known: {', '.join(SPECS)}"]}
-        )
+    spec = _spec(slug)
     raw: dict[str, Any] = {}
     errors: Errors = {}
     kinds = {i.name: i.kind for i in spec.inputs}

@@ -106,14 +106,16 @@ def _check_choices(values: dict[str, Any], choices: dict[str, list[str]], where:
             raise ContentError(f"{where}: {name}: {values[name]!r} is not one of {sorted(allowed)}")
 
 
-def _positive_int(meta: dict, key: str, where: str, default: Any = None) -> int:
+def _whole_number(
+    meta: dict, key: str, where: str, *, default: int | None = None, minimum: int | None = None
+) -> int:
     value = meta.get(key, default) if default is not None else _require(meta, key, where)
     try:
         number = int(value)
     except (TypeError, ValueError):
         raise ContentError(f"{where}: {key}: {value!r} is not a whole number") from None
-    if key == "number" and number < 1:
-        raise ContentError(f"{where}: {key}: {number} must be 1 or more")
+    if minimum is not None and number < minimum:
+        raise ContentError(f"{where}: {key}: {number} must be {minimum} or more")
     return number
 
 
@@ -136,10 +138,9 @@ def _check_lengths(obj: Any, values: dict[str, Any], where: str) -> None:
 
 
 def _save(
-    obj: Any, values: dict[str, Any], updated_at: dt.datetime | None, where: str = ""
+    obj: Any, values: dict[str, Any], updated_at: dt.datetime | None, where: str
 ) -> tuple[bool, bool]:
-    if where:
-        _check_lengths(obj, values, where)
+    _check_lengths(obj, values, where)
     created = obj.pk is None
     # A file without dates keeps the database's (or, new, takes its publication date), so
     # importing the same files twice never moves a date.
@@ -220,7 +221,7 @@ def import_content(root: Path) -> ImportReport:
             "title": _require(m, "title", str(track_file)),
             "category": _require(m, "category", str(track_file)),
             "icon": m.get("icon", "serving"),
-            "order": _positive_int(m, "order", str(track_file), default=0),
+            "order": _whole_number(m, "order", str(track_file), default=0),
             "summary": _require(m, "summary", str(track_file)),
             "description": post.content.strip(),
             "published": bool(m.get("published", True)),
@@ -247,7 +248,7 @@ def _import_question(path, track, existing, concepts, report) -> None:
     post = _load(path)
     m: dict[str, Any] = post.metadata
     where = str(path)
-    number = _positive_int(m, "number", where)
+    number = _whole_number(m, "number", where, minimum=1)
     text = post.content
     if ANSWER_SEPARATOR not in text:
         raise ContentError(f"{where}: answer: missing the '{ANSWER_SEPARATOR}' separator line")

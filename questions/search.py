@@ -24,8 +24,8 @@ from django.utils.safestring import SafeString, mark_safe
 
 from inferview.access import policy
 
-from .models import Concept, Guide, GuideItem, Track
-from .selectors import published_questions
+from .models import Concept, Difficulty, Guide, GuideItem, Kind, Track
+from .selectors import annotate_access, published_questions
 from .similarity import STOP_WORDS
 
 # Private-use code points mark highlights inside the engines, then become <mark> after
@@ -63,6 +63,21 @@ class SearchFilters:
     track: str | None = None  # track slug
     difficulty: str | None = None
     kind: str | None = None  # question kind
+
+    @classmethod
+    def from_params(cls, params: Any) -> SearchFilters:
+        """Filters from a query string; an unknown type, difficulty or kind is ignored."""
+
+        def pick(name: str, allowed: Any) -> str | None:
+            value = params.get(name)
+            return value if value in allowed else None
+
+        return cls(
+            type=pick("type", TYPES),
+            track=params.get("track") or None,
+            difficulty=pick("difficulty", Difficulty.values),
+            kind=pick("kind", Kind.values),
+        )
 
     @property
     def questions_only(self) -> bool:
@@ -168,7 +183,14 @@ def _materialise(
     The access level recorded in the index must match the object's; a row that disagrees
     is dropped rather than trusted.
     """
+
+    def hit(kind: str, obj: Any, score: float, snip: str, readable: bool) -> SearchHit:
+        return SearchHit(
+            kind, obj, obj.title, obj.get_absolute_url(), render_snippet(snip), score, readable
+        )
+
     hits: list[SearchHit] = []
+    gated: list[tuple[str, Any]] = []
     if found.get("question"):
         qs = published_questions().filter(pk__in=found["question"]).select_related("track")
         if filters.track:
@@ -177,49 +199,20 @@ def _materialise(
             qs = qs.filter(difficulty=filters.difficulty)
         if filters.kind:
             qs = qs.filter(kind=filters.kind)
-        for q in qs:
-            score, snip, access = found["question"][q.pk]
-            if access != q.access:
-                continue
-            q.viewer_can_read = policy.can_read(user, q)
-            q.lock_label = policy.lock_label(q)
-            hits.append(
-                SearchHit(
-                    "question",
-                    q,
-                    q.title,
-                    q.get_absolute_url(),
-                    render_snippet(snip),
-                    score,
-                    q.viewer_can_read,
-                )
-            )
+        gated.append(("question", qs))
     if found.get("concept"):
-        for c in Concept.objects.published().filter(pk__in=found["concept"]):
-            score, snip, access = found["concept"][c.pk]
-            if access != c.access:
+        gated.append(("concept", Concept.objects.published().filter(pk__in=found["concept"])))
+    for kind, queryset in gated:
+        for obj in queryset:
+            score, snip, access = found[kind][obj.pk]
+            if access != obj.access:
                 continue
-            c.viewer_can_read = policy.can_read(user, c)
-            c.lock_label = policy.lock_label(c)
-            hits.append(
-                SearchHit(
-                    "concept",
-                    c,
-                    c.title,
-                    c.get_absolute_url(),
-                    render_snippet(snip),
-                    score,
-                    c.viewer_can_read,
-                )
-            )
+            annotate_access(user, [obj])
+            hits.append(hit(kind, obj, score, snip, obj.viewer_can_read))
     if found.get("track"):
         for t in Track.objects.published().filter(pk__in=found["track"]):
             score, snip, _ = found["track"][t.pk]
-            hits.append(
-                SearchHit(
-                    "track", t, t.title, t.get_absolute_url(), render_snippet(snip), score, True
-                )
-            )
+            hits.append(hit("track", t, score, snip, True))
     guide_scores: dict[int, tuple[float, str]] = {}
     for gid, (score, snip, _) in found.get("guide", {}).items():
         guide_scores[gid] = (score, snip)
@@ -234,11 +227,7 @@ def _materialise(
     if guide_scores:
         for g in Guide.objects.published().filter(pk__in=guide_scores):
             score, snip = guide_scores[g.pk]
-            hits.append(
-                SearchHit(
-                    "guide", g, g.title, g.get_absolute_url(), render_snippet(snip), score, True
-                )
-            )
+            hits.append(hit("guide", g, score, snip, True))
     return hits
 
 

@@ -17,29 +17,36 @@ def published_questions() -> QuerySet[Question]:
     return Question.objects.filter(published=True, track__published=True)
 
 
+def _level_count_name(level: str) -> str:
+    return f"{level}_count"
+
+
 def tracks_with_counts() -> QuerySet[Track]:
+    """Published tracks with ``question_count`` and a count per access level, so a page can
+    say how many answers each viewer reads without a query per track."""
+    published = Q(questions__published=True)
+    per_level = {
+        _level_count_name(level): Count("questions", filter=published & Q(questions__access=level))
+        for level in policy.AccessLevel
+    }
     return (
         Track.objects.published()
-        .annotate(
-            question_count=Count("questions", filter=Q(questions__published=True)),
-            open_count=Count("questions", filter=Q(questions__published=True, questions__access="open")),
-            account_count=Count(
-                "questions", filter=Q(questions__published=True, questions__access="account")
-            ),
-        )
+        .annotate(question_count=Count("questions", filter=published), **per_level)
         .order_by("order", "title")
     )
 
 
 def readable_count(track: Track, user: Any) -> int:
-    """How many of the track's questions ``user`` can read (from the annotated counts)."""
-    tier = policy.viewer_tier(user)
-    total, open_, account = (getattr(track, n) for n in ("question_count", "open_count", "account_count"))
-    if tier == policy.Tier.PREMIUM:
-        return total
-    if tier == policy.Tier.FREE:
-        return open_ + account
-    return open_
+    """How many of the track's questions ``user`` can read (from the annotated counts); the
+    policy says which levels those are."""
+    return sum(getattr(track, _level_count_name(level)) for level in policy.readable_levels(user))
+
+
+def annotate_access(user: Any, items: Any) -> None:
+    """Attach ``viewer_can_read`` and ``lock_label`` (the access policy's) to each item."""
+    for item in items:
+        item.viewer_can_read = policy.can_read(user, item)
+        item.lock_label = policy.lock_label(item)
 
 
 @dataclass
@@ -54,9 +61,11 @@ def curriculum() -> list[CategoryGroup]:
     groups = {key: CategoryGroup(key, label) for key, label in Category.choices}
     for track in tracks_with_counts():
         groups[track.category].tracks.append(track)
-    for concept in Concept.objects.published().annotate(
-        question_count=Count("questions", filter=Q(questions__published=True))
-    ).order_by("level", "title"):
+    for concept in (
+        Concept.objects.published()
+        .annotate(question_count=Count("questions", filter=Q(questions__published=True)))
+        .order_by("level", "title")
+    ):
         groups[concept.category].concepts.append(concept)
     return [g for g in groups.values() if g.tracks or g.concepts]
 
@@ -66,8 +75,17 @@ def track_detail(slug: str) -> tuple[Track, list[Question]]:
     questions = list(
         Question.objects.filter(track=track, published=True)
         .only(
-            "id", "track_id", "number", "slug", "title", "summary", "difficulty", "kind",
-            "access", "published_at", "updated_at",
+            "id",
+            "track_id",
+            "number",
+            "slug",
+            "title",
+            "summary",
+            "difficulty",
+            "kind",
+            "access",
+            "published_at",
+            "updated_at",
         )
         .order_by("number")
     )
@@ -91,24 +109,13 @@ def question_detail(track_slug: str, number: int) -> Question:
 
 def next_in_track(question: Question, *, exclude=()) -> Question | None:
     """The next published question in the track; ``exclude`` (ids or a subquery) skips some."""
-    qs = published_questions().filter(track=question.track, number__gt=question.number)
-    if not isinstance(exclude, (list, tuple)) or exclude:
-        qs = qs.exclude(pk__in=exclude)
-    return qs.select_related("track").order_by("number").first()
-
-
-def closest_by_concepts(question: Question, *, limit: int = 4) -> list[Question]:
-    """Questions sharing the most concepts with ``question`` (ties: same track, then number)."""
-    concept_ids = [c.id for c in question.concepts.all()]
-    if not concept_ids:
-        return []
-    return list(
+    return (
         published_questions()
-        .exclude(pk=question.pk)
-        .filter(concepts__in=concept_ids)
-        .annotate(shared=Count("concepts", distinct=True))
+        .filter(track=question.track, number__gt=question.number)
+        .exclude(pk__in=exclude)
         .select_related("track")
-        .order_by("-shared", "track__order", "number")[:limit]
+        .order_by("number")
+        .first()
     )
 
 
@@ -118,9 +125,10 @@ def concept_detail(slug: str) -> Concept:
 
 def questions_for_concept(concept: Concept) -> list[Question]:
     return list(
-        published_questions().filter(concepts=concept).select_related("track").order_by(
-            "track__order", "number"
-        )
+        published_questions()
+        .filter(concepts=concept)
+        .select_related("track")
+        .order_by("track__order", "number")
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
-from django.views.decorators.vary import vary_on_cookie
 
 from inferview.access import policy
 from inferview.community import selectors as community
@@ -16,42 +15,33 @@ from .markdown import plain_text, render_markdown
 from .models import Difficulty, Guide, Kind, Track
 
 
-def _annotate_access(user, items) -> None:
-    for item in items:
-        item.viewer_can_read = policy.can_read(user, item)
-        item.lock_label = policy.lock_label(item)
-
-
-@vary_on_cookie
 def home(request: HttpRequest) -> HttpResponse:
     tracks = list(selectors.tracks_with_counts())
     for t in tracks:
         t.readable = selectors.readable_count(t, request.user)
     community.attach_track_progress(request.user, tracks)
     latest = list(selectors.published_questions().select_related("track").order_by("-published_at")[:6])
-    _annotate_access(request.user, latest)
+    selectors.annotate_access(request.user, latest)
     community.annotate_questions(request.user, latest)
     guides = list(Guide.objects.published())
     return render(request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides})
 
 
-@vary_on_cookie
 def curriculum(request: HttpRequest) -> HttpResponse:
     groups = selectors.curriculum()
     for g in groups:
         for t in g.tracks:
             t.readable = selectors.readable_count(t, request.user)
-        _annotate_access(request.user, g.concepts)
+        selectors.annotate_access(request.user, g.concepts)
     community.attach_track_progress(request.user, [t for g in groups for t in g.tracks])
     return render(request, "questions/curriculum.html", {"groups": groups})
 
 
-@vary_on_cookie
 def track(request: HttpRequest, slug: str) -> HttpResponse:
     track, questions = selectors.track_detail(slug)
-    _annotate_access(request.user, questions)
+    selectors.annotate_access(request.user, questions)
     community.annotate_questions(request.user, questions)
-    community.attach_track_progress(request.user, [track], totals={track.pk: len(questions)})
+    track.progress = community.progress_of(request.user, questions)
     readable = sum(1 for q in questions if q.viewer_can_read)
     return render(
         request,
@@ -65,14 +55,13 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@vary_on_cookie
 def question_detail(request: HttpRequest, track_slug: str, number: int, slug: str | None = None):
     question = selectors.question_detail(track_slug, number)
     if slug != question.slug:
         return HttpResponsePermanentRedirect(question.get_absolute_url())
     lock = policy.locked_reason(request.user, question)
     concepts = list(question.concepts.all())
-    _annotate_access(request.user, concepts)
+    selectors.annotate_access(request.user, concepts)
     context = {
         "question": question,
         "track": question.track,
@@ -93,12 +82,11 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
     return render(request, "questions/detail.html", context)
 
 
-@vary_on_cookie
 def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     concept = selectors.concept_detail(slug)
     lock = policy.locked_reason(request.user, concept)
     questions = selectors.questions_for_concept(concept)
-    _annotate_access(request.user, questions)
+    selectors.annotate_access(request.user, questions)
     community.annotate_questions(request.user, questions)
     return render(
         request,
@@ -143,16 +131,10 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@vary_on_cookie
 def search(request: HttpRequest) -> HttpResponse:
     """Search page: ranked hits with snippets cut only from text this viewer may read."""
     text = request.GET.get("q", "").strip()
-    filters = site_search.SearchFilters(
-        type=request.GET.get("type") if request.GET.get("type") in site_search.TYPES else None,
-        track=request.GET.get("track") or None,
-        difficulty=request.GET.get("difficulty") if request.GET.get("difficulty") in Difficulty.values else None,
-        kind=request.GET.get("kind") if request.GET.get("kind") in Kind.values else None,
-    )
+    filters = site_search.SearchFilters.from_params(request.GET)
     hits = site_search.search(text, user=request.user, filters=filters) if text else []
     return render(
         request,

@@ -35,13 +35,8 @@ SPECS: dict[str, CalculatorSpec] = {
 }
 
 
-def get_spec(slug: str) -> CalculatorSpec:
-    return SPECS[slug]
-
-
 __all__ = [
     "SPECS",
-    "get_spec",
     "CalculatorSpec",
     "Input",
     "Output",

@@ -22,8 +22,9 @@ from .base import (
 
 def _mig_steps(p: Point) -> list[str]:
     lines = [
-        f"profile {p.v('profile')} on {p.v('gpu')}: {p.n('compute_slices')} of 7 compute slices"
-        f" = {p.f('compute_fraction')}, {p.n('memory_slices')} of 8 memory slices = "
+        f"profile {p.v('profile')} on {p.v('gpu')}: {p.n('compute_slices')} of "
+        f"{presets.COMPUTE_SLICES} compute slices = {p.f('compute_fraction')}, "
+        f"{p.n('memory_slices')} of {presets.MEMORY_SLICES} memory slices = "
         f"{p.f('memory_fraction')}",
         f"instance_memory_gb = {p.f('instance_memory_gb')} (nominal, as in the name); usable "
         f"= {p.f('usable_memory_gib')}",

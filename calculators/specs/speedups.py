@@ -55,7 +55,6 @@ def _sparsity_texts(p: Point) -> tuple[list[str], list[str]]:
 
 
 def _sparsity_chart(points: list[Point]) -> dict[str, Any]:
-    first = points[0]
     g = np.linspace(0, 1, 41)
     series = []
     for i, p in enumerate(points[:3]):
@@ -79,14 +78,12 @@ def _sparsity_chart(points: list[Point]) -> dict[str, Any]:
         "hlines": [{"label": "no gain", "y": 1.0}],
         "points": [
             {
-                "label": column_label(p, points) if len(points) > 1 else "input",
+                "label": column_label(p, points),
                 "x": p.v("gemm_share"),
                 "y": p.v("end_to_end_speedup"),
             }
             for p in points[:3]
-        ]
-        if first
-        else [],
+        ],
     }
 
 

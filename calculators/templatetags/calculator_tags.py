@@ -10,9 +10,9 @@ from django.urls import reverse
 
 from calculators import presets
 from calculators.charts import render_chart
+from calculators.compute import run_inline
 from calculators.errors import CalculatorInputError
 from calculators.forms import to_text
-from calculators.service import run_inline
 from calculators.specs import SPECS
 
 register = template.Library()
@@ -45,7 +45,7 @@ def calculator_embed(embed: Any, index: int = 1) -> dict[str, Any]:
     try:
         result = run_inline(slug, inputs, preset)
     except CalculatorInputError as exc:
-        context["error"] = "; ".join(f"{n}: {', '.join(r)}" for n, r in exc.fields.items())
+        context["error"] = exc.fields_text()
         return context
     context["result"] = result
     context["chart_svg"] = render_chart(result["chart"], uid=f"embed-{index}-{slug}")

@@ -28,7 +28,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 
 class Tier(enum.IntEnum):
@@ -104,11 +104,6 @@ def readable_levels(user: Any) -> tuple[str, ...]:
     return READABLE_LEVELS[viewer_tier(user)]
 
 
-def filter_readable(user: Any, queryset: QuerySet) -> QuerySet:
-    """Restrict a queryset of gated items to those ``user`` may read."""
-    return queryset.filter(access__in=readable_levels(user))
-
-
 @dataclass(frozen=True)
 class Lock:
     """Why an item is locked for a viewer, and what unlocks it."""
@@ -139,18 +134,8 @@ def remaining_count(user: Any, queryset: QuerySet) -> int:
     return queryset.exclude(access__in=readable_levels(user)).count()
 
 
-def next_tier(user: Any) -> Tier | None:
-    """The tier above this viewer's, or ``None`` for premium and staff."""
-    tier = viewer_tier(user)
-    return Tier(tier + 1) if tier < Tier.PREMIUM else None
-
-
-def readable_by_tier(queryset: QuerySet) -> dict[Tier, int]:
-    """How many items of ``queryset`` each tier reads (one query)."""
-    per_level = {
-        row["access"]: row["n"]
-        for row in queryset.order_by().values("access").annotate(n=Count("id"))
-    }
+def _readable_by_tier(per_level: dict[str, int]) -> dict[Tier, int]:
+    """How many items each tier reads, given how many there are per access level."""
     return {
         tier: sum(per_level.get(level, 0) for level in levels)
         for tier, levels in READABLE_LEVELS.items()
@@ -163,12 +148,19 @@ class PaywallFigures:
 
     lock: Lock
     viewer: Tier
-    next_tier: Tier | None
     #: answers in the item's scope (its track, or the site for a concept) readable per tier
     scope_readable: dict[Tier, int]
-    scope_total: int
     #: N: the answers this viewer cannot read yet anywhere on the site
     remaining: int
+
+    @property
+    def next_tier(self) -> Tier | None:
+        """The tier above this viewer's, or ``None`` for premium and staff."""
+        return Tier(self.viewer + 1) if self.viewer < Tier.PREMIUM else None
+
+    @property
+    def scope_total(self) -> int:
+        return self.scope_readable[Tier.PREMIUM]
 
     @property
     def offers_free_account(self) -> bool:
@@ -188,23 +180,27 @@ class PaywallFigures:
 
 
 def paywall_figures(
-    user: Any, item: Gated, *, answers: QuerySet, scope: QuerySet | None = None
+    user: Any, item: Gated, *, answers: QuerySet, scope: Q | None = None
 ) -> PaywallFigures | None:
     """The paywall for ``item``, or ``None`` when ``user`` may read it.
 
     ``answers`` is every answer a purchase would unlock (published questions); ``scope``
-    the ones the free-account offer counts in (the item's track; defaults to ``answers``).
+    a filter on them for the ones the free-account offer counts in (the item's track;
+    ``None`` for all of ``answers``). Both are counted in one grouped query.
     """
     lock = locked_reason(user, item)
     if lock is None:
         return None
-    scope = answers if scope is None else scope
-    per_tier = readable_by_tier(scope)
+    rows = list(
+        answers.order_by()
+        .values("access")
+        .annotate(n=Count("id"), in_scope=Count("id", filter=scope))
+    )
+    viewer = viewer_tier(user)
+    everywhere = {row["access"]: row["n"] for row in rows}
     return PaywallFigures(
         lock=lock,
-        viewer=viewer_tier(user),
-        next_tier=next_tier(user),
-        scope_readable=per_tier,
-        scope_total=per_tier[Tier.PREMIUM],
-        remaining=remaining_count(user, answers),
+        viewer=viewer,
+        scope_readable=_readable_by_tier({row["access"]: row["in_scope"] for row in rows}),
+        remaining=sum(everywhere.values()) - _readable_by_tier(everywhere)[viewer],
     )

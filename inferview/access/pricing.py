@@ -19,7 +19,6 @@ SESSION_KEY = "currency"
 class Price:
     currency: str
     amount: int  # minor units
-    symbol: str
 
     @property
     def display(self) -> str:
@@ -36,7 +35,7 @@ def is_supported(currency: str | None) -> bool:
 
 def premium_price(currency: str) -> Price:
     entry: dict[str, Any] = settings.PREMIUM_PRICES[currency]
-    return Price(currency=currency, amount=int(entry["amount"]), symbol=str(entry["symbol"]))
+    return Price(currency=currency, amount=int(entry["amount"]))
 
 
 def all_prices() -> list[Price]:

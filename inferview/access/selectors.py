@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from . import policy
 from .models import Entitlement, Purchase
@@ -30,10 +30,9 @@ def paywall_for(*, user: Any, item: Any) -> policy.PaywallFigures | None:
     """Paywall figures for a question (scoped to its track) or a concept (the site)."""
     from questions.selectors import published_questions
 
-    answers = published_questions()
     track_id = getattr(item, "track_id", None)
-    scope = answers.filter(track_id=track_id) if track_id else answers
-    return policy.paywall_figures(user, item, answers=answers, scope=scope)
+    scope = Q(track_id=track_id) if track_id else None
+    return policy.paywall_figures(user, item, answers=published_questions(), scope=scope)
 
 
 def remaining_answers(*, user: Any) -> int:

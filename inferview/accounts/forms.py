@@ -1,5 +1,6 @@
 from django import forms
-from django.conf import settings
+
+from inferview.access import pricing
 
 
 class DeleteAccountForm(forms.Form):
@@ -36,5 +37,5 @@ class DeleteAccountForm(forms.Form):
 class CurrencyForm(forms.Form):
     currency = forms.ChoiceField(
         label="Currency for prices",
-        choices=[(c, c) for c in settings.PREMIUM_PRICES],
+        choices=lambda: [(c, c) for c in pricing.currencies()],
     )

@@ -7,6 +7,7 @@ bookmarks: per-item state is fetched for all items at once and attached in Pytho
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,21 +58,27 @@ def reportable_comments() -> QuerySet[Comment]:
 # --- Per-item state for lists --------------------------------------------------------------
 
 
-def annotate_questions(user: Any, questions: list[Question], *, comments: bool = True) -> None:
+def annotate_questions(
+    user: Any,
+    questions: list[Question],
+    *,
+    comments: bool = True,
+    bookmarked: set[int] | None = None,
+) -> None:
     """Attach ``is_bookmarked``, ``progress_status`` and ``comment_count`` to each question.
 
     Three queries at most for any number of questions (none for the user's state when
-    signed out).
+    signed out). A caller that already knows the bookmarked ids passes ``bookmarked``.
     """
     ids = [q.pk for q in questions]
-    bookmarked: set[int] = set()
     statuses: dict[int, str] = {}
     if _signed_in(user) and ids:
-        bookmarked = set(
-            Bookmark.objects.filter(user=user, question_id__in=ids).values_list(
-                "question_id", flat=True
+        if bookmarked is None:
+            bookmarked = set(
+                Bookmark.objects.filter(user=user, question_id__in=ids).values_list(
+                    "question_id", flat=True
+                )
             )
-        )
         statuses = dict(
             Progress.objects.filter(user=user, question_id__in=ids).values_list(
                 "question_id", "status"
@@ -88,7 +95,7 @@ def annotate_questions(user: Any, questions: list[Question], *, comments: bool =
         )
     for q in questions:
         q.community_state = True  # templates show per-row tools only on annotated lists
-        q.is_bookmarked = q.pk in bookmarked
+        q.is_bookmarked = q.pk in (bookmarked or ())
         q.progress_status = statuses.get(q.pk, ProgressStatus.NOT_STARTED)
         q.comment_count = counts.get(q.pk, 0)
 
@@ -100,16 +107,12 @@ class TrackProgress:
     confident: int = 0
 
     @property
-    def started(self) -> int:
-        return self.attempted + self.confident
-
-    @property
     def confident_percent(self) -> int:
         return round(100 * self.confident / self.total) if self.total else 0
 
     @property
-    def started_percent(self) -> int:
-        return round(100 * self.started / self.total) if self.total else 0
+    def attempted_percent(self) -> int:
+        return round(100 * self.attempted / self.total) if self.total else 0
 
 
 def progress_by_track(user: Any) -> dict[int, dict[str, int]]:
@@ -130,21 +133,27 @@ def progress_by_track(user: Any) -> dict[int, dict[str, int]]:
     }
 
 
-def attach_track_progress(
-    user: Any, tracks: Iterable[Track], *, totals: dict[int, int] | None = None
-) -> None:
-    """Set ``track.progress`` (a ``TrackProgress``, or ``None`` when signed out).
-
-    ``totals`` overrides ``track.question_count`` (the track page knows its list).
-    """
+def attach_track_progress(user: Any, tracks: Iterable[Track]) -> None:
+    """Set ``track.progress`` (a ``TrackProgress``, or ``None`` when signed out)."""
     if not _signed_in(user):
         for t in tracks:
             t.progress = None
         return
     by_track = progress_by_track(user)
     for t in tracks:
-        total = (totals or {}).get(t.pk, getattr(t, "question_count", 0))
-        t.progress = TrackProgress(total=total, **by_track.get(t.pk, {}))
+        t.progress = TrackProgress(total=t.question_count, **by_track.get(t.pk, {}))
+
+
+def progress_of(user: Any, questions: list[Question]) -> TrackProgress | None:
+    """A track's progress from its questions after ``annotate_questions``: no query."""
+    if not _signed_in(user):
+        return None
+    statuses = Counter(q.progress_status for q in questions)
+    return TrackProgress(
+        total=len(questions),
+        attempted=statuses[ProgressStatus.ATTEMPTED],
+        confident=statuses[ProgressStatus.CONFIDENT],
+    )
 
 
 # --- Discussion -----------------------------------------------------------------------------
@@ -254,29 +263,28 @@ class DifficultyTally:
 
 
 def difficulty_tally(question: Question, user: Any = None) -> DifficultyTally:
-    counts = dict(
+    """The votes on ``question`` and the viewer's own, in one query."""
+    mine = Q(user=user) if _signed_in(user) else Q(pk__in=[])
+    rows = (
         DifficultyVote.objects.filter(question=question)
         .values("felt")
-        .annotate(n=Count("id"))
-        .values_list("felt", "n")
+        .annotate(n=Count("id"), mine=Count("id", filter=mine))
     )
-    tally = DifficultyTally(**{k: counts.get(k, 0) for k in DifficultyFelt.values})
-    if _signed_in(user):
-        tally.mine = (
-            DifficultyVote.objects.filter(question=question, user=user)
-            .values_list("felt", flat=True)
-            .first()
-        )
+    tally = DifficultyTally()
+    for row in rows:
+        setattr(tally, row["felt"], row["n"])
+        if row["mine"]:
+            tally.mine = row["felt"]
     return tally
 
 
 # --- Up next --------------------------------------------------------------------------------
 
 
-def confident_question_ids(user: Any) -> QuerySet | list[int]:
-    """A subquery of the learner's confident questions (an empty list when signed out)."""
+def confident_question_ids(user: Any) -> QuerySet:
+    """A subquery of the learner's confident questions (empty, and never run, signed out)."""
     if not _signed_in(user):
-        return []
+        return Progress.objects.none().values("question_id")
     return Progress.objects.filter(user=user, status=ProgressStatus.CONFIDENT).values("question_id")
 
 
@@ -312,14 +320,13 @@ def up_next(
         question_selectors.published_questions()
         .filter(Q(pk__in=links.values("question_id")) | Q(pk__in=list(cosine)))
         .exclude(pk=question.pk)
+        .exclude(pk__in=skip)
         .annotate(shared=Coalesce(shared, 0))
         .select_related("track")
         .order_by("-shared", "track__order", "number")
     )
     if nxt is not None:
         candidates = candidates.exclude(pk=nxt.pk)
-    if not isinstance(skip, list):
-        candidates = candidates.exclude(pk__in=skip)
     found = list(candidates[:pool])
     for q in found:
         q.text_similarity = cosine.get(q.pk, 0.0)
@@ -424,15 +431,6 @@ def reviews_for(
     due = list(base.filter(due__lte=now).order_by("due"))
     later = list(base.filter(due__gt=now).order_by("due")[:upcoming])
     return due, later
-
-
-def due_count(user: Any, *, now: dt.datetime | None = None) -> int:
-    return ReviewCard.objects.filter(
-        user=user,
-        question__published=True,
-        question__track__published=True,
-        due__lte=now or timezone.now(),
-    ).count()
 
 
 def recent_comments(user: Any, *, limit: int = 10) -> list[Comment]:

@@ -70,20 +70,6 @@ def bookmark_toggle(
     return True
 
 
-@transaction.atomic
-def bookmark_set(
-    *, user: Any, question: Question | None = None, concept: Concept | None = None, on: bool
-) -> bool:
-    """Idempotent form of the toggle, for the API's PUT and DELETE."""
-    _require_user(user)
-    target = _target_kwargs(question, concept)
-    if on:
-        Bookmark.objects.get_or_create(user=user, **target)
-    else:
-        Bookmark.objects.filter(user=user, **target).delete()
-    return on
-
-
 # --- Practice and review -----------------------------------------------------------------
 
 

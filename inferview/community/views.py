@@ -7,7 +7,9 @@ with ``Accept: application/json``.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -20,9 +22,9 @@ from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
-from inferview.access import policy
+from inferview.api.errors import error_body
 from questions.models import Concept, Question
-from questions.selectors import published_questions
+from questions.selectors import annotate_access, published_questions
 
 from . import selectors, services
 from .forms import ApproachForm, CommentForm, DifficultyForm, ProgressForm, RatingForm, ReportForm
@@ -47,10 +49,7 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 
 def _login_redirect(request: HttpRequest, back: str) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse(
-            {"error": {"code": "not_authenticated", "message": "Sign in first.", "fields": {}}},
-            status=401,
-        )
+        return JsonResponse(error_body("not_authenticated", "Sign in first."), status=401)
     messages.info(
         request, "Sign in (or create a free account) to keep bookmarks, progress and comments."
     )
@@ -59,6 +58,20 @@ def _login_redirect(request: HttpRequest, back: str) -> HttpResponse:
 
 def _question(pk: int) -> Question:
     return get_object_or_404(published_questions().select_related("track"), pk=pk)
+
+
+def _question_action(view: Callable[[HttpRequest, Question], HttpResponse]):
+    """A POST on a published question; a signed-out visitor is sent to sign in first."""
+
+    @require_POST
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, pk: int) -> HttpResponse:
+        question = _question(pk)
+        if not request.user.is_authenticated:
+            return _login_redirect(request, question.get_absolute_url())
+        return view(request, question)
+
+    return wrapper
 
 
 def _concept(pk: int) -> Concept:
@@ -97,13 +110,9 @@ def bookmark_toggle(request: HttpRequest) -> HttpResponse:
     # number of digits; both used to raise a 500. Ids are ASCII digits of a sane length.
     if kind is None or not _ID.fullmatch(request.POST[kind]):
         return JsonResponse(
-            {
-                "error": {
-                    "code": "invalid",
-                    "message": "Say what to bookmark.",
-                    "fields": {"question": ["Give a question or concept id."]},
-                }
-            },
+            error_body(
+                "invalid", "Say what to bookmark.", {"question": ["Give a question or concept id."]}
+            ),
             status=400,
         )
     target = _target(kind, int(request.POST[kind]))
@@ -122,22 +131,17 @@ def bookmark_toggle(request: HttpRequest) -> HttpResponse:
 def bookmark_list(request: HttpRequest) -> HttpResponse:
     bookmarks = selectors.bookmarks_for(request.user)
     questions = [b.question for b in bookmarks if b.question_id]
-    selectors.annotate_questions(request.user, questions)
-    for item in questions + [b.concept for b in bookmarks if b.concept_id]:
-        item.viewer_can_read = policy.can_read(request.user, item)
-        item.lock_label = policy.lock_label(item)
+    selectors.annotate_questions(request.user, questions, bookmarked={q.pk for q in questions})
+    annotate_access(request.user, questions + [b.concept for b in bookmarks if b.concept_id])
     return render(request, "community/bookmarks.html", {"bookmarks": bookmarks})
 
 
 # --- Practice and review -------------------------------------------------------------------
 
 
-@require_POST
-def practice_save(request: HttpRequest, pk: int) -> HttpResponse:
-    question = _question(pk)
+@_question_action
+def practice_save(request: HttpRequest, question: Question) -> HttpResponse:
     url = question.get_absolute_url()
-    if not request.user.is_authenticated:
-        return _login_redirect(request, url)
     form = ApproachForm(request.POST)
     if form.is_valid():
         reveal = form.cleaned_data["action"] == "reveal"
@@ -163,12 +167,9 @@ def practice_save(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-@require_POST
-def review_rate(request: HttpRequest, pk: int) -> HttpResponse:
-    question = _question(pk)
+@_question_action
+def review_rate(request: HttpRequest, question: Question) -> HttpResponse:
     url = question.get_absolute_url()
-    if not request.user.is_authenticated:
-        return _login_redirect(request, url)
     form = RatingForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose again, hard, good or easy.")
@@ -187,12 +188,9 @@ def review_rate(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(_safe_next(request, url + "#practice"))
 
 
-@require_POST
-def progress_set(request: HttpRequest, pk: int) -> HttpResponse:
-    question = _question(pk)
+@_question_action
+def progress_set(request: HttpRequest, question: Question) -> HttpResponse:
     url = question.get_absolute_url()
-    if not request.user.is_authenticated:
-        return _login_redirect(request, url)
     form = ProgressForm(request.POST)
     if form.is_valid():
         services.progress_set(
@@ -218,12 +216,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 # --- Difficulty ----------------------------------------------------------------------------
 
 
-@require_POST
-def difficulty_vote(request: HttpRequest, pk: int) -> HttpResponse:
-    question = _question(pk)
+@_question_action
+def difficulty_vote(request: HttpRequest, question: Question) -> HttpResponse:
     url = question.get_absolute_url()
-    if not request.user.is_authenticated:
-        return _login_redirect(request, url)
     form = DifficultyForm(request.POST)
     if form.is_valid():
         services.difficulty_vote(

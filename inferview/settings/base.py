@@ -197,7 +197,6 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Inferview <hello@infe
 
 # --- Product --------------------------------------------------------------------------
 NEW_BADGE_DAYS = int(os.environ.get("NEW_BADGE_DAYS", "30"))
-QUESTIONS_PER_PAGE = 50
 # Premium is a one-time purchase; amounts are in the currency's minor unit.
 PREMIUM_PRICES = {
     "USD": {"amount": int(os.environ.get("PREMIUM_PRICE_USD", "2500")), "symbol": "$"},

@@ -189,3 +189,23 @@ def test_server_error_page_carries_no_answer(gated, client_for, monkeypatch):
     r = client.get(q.get_absolute_url())
     assert r.status_code == 500
     assert q.answer_marker not in r.content.decode()
+
+
+@pytest.mark.parametrize("tier", ["anonymous", "free"])
+def test_paywall_adds_one_query_to_a_locked_page(gated, as_tier, tier):
+    """The paywall's per-tier counts and its N come from one grouped query."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client, _ = as_tier(tier)
+    q = next(q for q in gated.questions if q.access == "premium")
+    with CaptureQueriesContext(connection) as ctx:
+        html = client.get(q.get_absolute_url()).content.decode()
+    assert 'class="paywall"' in html
+    paywall = [
+        x["sql"]
+        for x in ctx.captured_queries
+        if 'FROM "questions_question"' in x["sql"] and "COUNT(" in x["sql"]
+        and '"questions_question"."id", "questions_question"."published"' not in x["sql"]
+    ]
+    assert len(paywall) == 1, paywall

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calculators.kernels import availability, decode_bound, roofline
+from tests.calculators.brief import BRIEF_SLUGS
 
 pos = st.floats(min_value=1e-3, max_value=1e4, allow_nan=False, allow_infinity=False)
 frac = st.floats(min_value=0.05, max_value=1.0)
@@ -108,32 +109,12 @@ def _column_inputs(slug, factors):
     return out
 
 
-@pytest.mark.parametrize(
-    "slug",
-    [
-        "roofline",
-        "decode_bound",
-        "mig",
-        "fallback_latency",
-        "weight_memory",
-        "kv_cache",
-        "response_time",
-        "availability",
-        "break_even",
-        "attention_intensity",
-        "sliding_window",
-        "linear_params",
-        "moe_active",
-        "sparsity_2_4",
-        "local_fit",
-        "diffusion_passes",
-    ],
-)
+@pytest.mark.parametrize("slug", BRIEF_SLUGS)
 @settings(max_examples=15, deadline=None)
 @given(factors=st.lists(st.floats(min_value=0.25, max_value=1.0), min_size=2, max_size=5))
 def test_every_kernel_broadcast_equals_loop_of_scalar_calls(slug, factors):
+    from calculators.compute import _as_array
     from calculators.kernels import KERNELS
-    from calculators.service import _as_array
     from calculators.specs import SPECS
 
     spec, kernel = SPECS[slug], KERNELS[slug]

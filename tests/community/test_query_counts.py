@@ -15,8 +15,9 @@ pytestmark = pytest.mark.django_db
 # Anonymous: the question, its concepts and embeds; up next (next in track, stored
 # neighbours, candidates); difficulty tally; discussion (totals, page, replies).
 MAX_ANONYMOUS = 10
-# Signed in adds: session, user, tier, bookmark, progress, review card, own difficulty vote.
-MAX_SIGNED_IN = 17
+# Signed in adds: session, user, tier, bookmark, progress, review card (the own difficulty
+# vote comes with the tally).
+MAX_SIGNED_IN = 16
 
 
 def build(n_comments: int):
@@ -72,3 +73,22 @@ def test_second_page_of_comments_costs_the_same(client):
     q, _ = build(500)
     first = count(client, q.get_absolute_url())
     assert count(client, q.get_absolute_url() + "?cpage=3&csort=oldest") == first
+
+
+# Session, user, tier, then the page's own reads: the track page takes the learner's
+# progress from its annotated rows; the bookmarks page knows every row is bookmarked.
+LEARNER_LISTS = {"track": 8, "bookmarks": 6}
+
+
+@pytest.mark.parametrize("page", LEARNER_LISTS)
+def test_learner_list_pages_read_their_state_once(client_for, page):
+    from django.urls import reverse
+
+    counts = []
+    for n in (3, 30):
+        track = TrackFactory()
+        questions = [QuestionFactory(track=track, number=i, access="open") for i in range(1, n + 1)]
+        user = learner_with_state(questions)
+        url = track.get_absolute_url() if page == "track" else reverse("community:bookmarks")
+        counts.append(count(client_for(user), url))
+    assert counts == [LEARNER_LISTS[page]] * 2, counts

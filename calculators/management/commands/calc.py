@@ -11,8 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from calculators.compute import compute
 from calculators.errors import CalculatorInputError
-from calculators.service import compute
 from calculators.specs import SPECS
 from calculators.validation import validate_text
 

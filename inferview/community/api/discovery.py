@@ -77,11 +77,6 @@ class SearchView(APIView):
                 errors[name] = ["Null characters are not allowed."]
         if errors:
             raise ApiError("invalid", "The request has invalid fields.", errors)
-        filters = site_search.SearchFilters(
-            type=p.get("type") or None,
-            track=p.get("track") or None,
-            difficulty=p.get("difficulty") or None,
-            kind=p.get("kind") or None,
-        )
+        filters = site_search.SearchFilters.from_params(p)  # validated above
         hits = site_search.search(p.get("q", ""), user=request.user, filters=filters)
         return Response(SearchHitSerializer(hits, many=True).data)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from calculators.service import run_inline
+from calculators.compute import run_inline
 from calculators.specs import SPECS
 
 

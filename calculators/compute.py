@@ -15,7 +15,7 @@ import numpy as np
 
 from .formatting import with_unit
 from .kernels import KERNELS
-from .specs import BOOLEAN, CHOICE, INTEGER, SPECS, CalculatorSpec, Point
+from .specs import BOOLEAN, CHOICE, INTEGER, SPECS, CalculatorSpec, Input, Output, Point
 from .specs.base import column_label
 from .validation import validate
 
@@ -79,11 +79,8 @@ def _jsonable(arr: np.ndarray) -> Any:
 
 
 def _at(value: Any, index: int | None) -> Any:
-    arr = np.asarray(value)
-    if index is None or arr.ndim == 0:
-        return _scalar(arr[()] if arr.ndim == 0 else arr.reshape(-1)[0])
-    flat = arr.reshape(-1)
-    return _scalar(flat[index] if flat.size > 1 else flat[0])
+    flat = np.asarray(value).reshape(-1)
+    return _scalar(flat[0] if index is None or flat.size == 1 else flat[index])
 
 
 def _point(
@@ -113,13 +110,13 @@ def _steps(spec: CalculatorSpec, points: list[Point], n_points: int) -> list[dic
 def _texts(spec: CalculatorSpec, points: list[Point]) -> dict[str, list[str]]:
     establishes: list[str] = []
     needs: list[str] = []
-    for p in points:
-        est, need = spec.texts(p)
+    texts = [spec.texts(p) for p in points]
+    for p, (est, need) in zip(points, texts, strict=True):
         prefix = f"{column_label(p, points)}: " if len(points) > 1 else ""
         for line in est:
             if line not in establishes and prefix + line not in establishes:
                 # Sentences that do not depend on the column are said once, unprefixed.
-                shared = all(line in spec.texts(q)[0] for q in points)
+                shared = all(line in q_est for q_est, _ in texts)
                 establishes.append(line if shared else prefix + line)
         for line in need:
             if line not in needs:
@@ -130,36 +127,22 @@ def _texts(spec: CalculatorSpec, points: list[Point]) -> dict[str, list[str]]:
 
 
 def _table(spec: CalculatorSpec, points: list[Point], n_points: int) -> dict[str, Any]:
-    def cell(p: Point, name: str, is_output: bool) -> str:
-        if is_output:
-            o = spec.output(name)
-            return with_unit(p.outputs.get(name), o.unit, kind=o.kind)
-        return p.f(name)
+    def rows(fields: tuple[Input, ...] | tuple[Output, ...], present: Any) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": f.name,
+                "label": f.label,
+                "unit": f.unit,
+                "cells": [p.f(f.name) for p in points],
+            }
+            for f in fields
+            if f.name in present
+        ]
 
-    inputs = [
-        {
-            "name": i.name,
-            "label": i.label,
-            "unit": i.unit,
-            "cells": [cell(p, i.name, False) for p in points],
-        }
-        for i in spec.inputs
-        if i.name in points[0].inputs
-    ]
-    outputs = [
-        {
-            "name": o.name,
-            "label": o.label,
-            "unit": o.unit,
-            "cells": [cell(p, o.name, True) for p in points],
-        }
-        for o in spec.outputs
-        if o.name in points[0].outputs
-    ]
     return {
         "columns": [column_label(p, points) for p in points] if n_points > 1 else [],
-        "inputs": inputs,
-        "outputs": outputs,
+        "inputs": rows(spec.inputs, points[0].inputs),
+        "outputs": rows(spec.outputs, points[0].outputs),
         "truncated": n_points > len(points),
         "total_points": n_points,
     }
