@@ -38,8 +38,11 @@ GROUPS = [
             "fallback_latency",
             "availability",
             "break_even",
+            "speculative_decoding",
+            "queueing",
         ],
     ),
+    ("Training and parallelism", ["collective_time", "training_budget"]),
     ("Model architecture", ["moe_active", "sliding_window", "linear_params", "diffusion_passes"]),
 ]
 

@@ -13,6 +13,7 @@ import numpy as np
 from .attention_intensity import attention_intensity
 from .availability import availability
 from .break_even import break_even
+from .collective_time import collective_time
 from .decode_bound import decode_bound
 from .diffusion_passes import diffusion_passes
 from .fallback_latency import fallback_latency
@@ -21,10 +22,13 @@ from .linear_params import linear_params
 from .local_fit import local_fit
 from .mig import mig
 from .moe_active import moe_active
+from .queueing import queueing
 from .response_time import response_time
 from .roofline import roofline
 from .sliding_window import sliding_window
 from .sparsity_2_4 import sparsity_2_4
+from .speculative_decoding import speculative_decoding
+from .training_budget import training_budget
 from .weight_memory import weight_memory
 
 Kernel = Callable[..., dict[str, np.ndarray]]
@@ -46,6 +50,10 @@ KERNELS: dict[str, Kernel] = {
     "sparsity_2_4": sparsity_2_4,
     "local_fit": local_fit,
     "diffusion_passes": diffusion_passes,
+    "collective_time": collective_time,
+    "speculative_decoding": speculative_decoding,
+    "queueing": queueing,
+    "training_budget": training_budget,
 }
 
 __all__ = ["KERNELS", "Kernel", *KERNELS]

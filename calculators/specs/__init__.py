@@ -9,7 +9,9 @@ from .latency import FALLBACK_LATENCY, RESPONSE_TIME
 from .memory import KV_CACHE, WEIGHT_MEMORY
 from .mig import MIG
 from .operations import AVAILABILITY, BREAK_EVEN
+from .parallelism import COLLECTIVE_TIME, TRAINING_BUDGET
 from .roofline import ATTENTION_INTENSITY, ROOFLINE
+from .serving import QUEUEING, SPECULATIVE_DECODING
 from .speedups import DIFFUSION_PASSES, SPARSITY_2_4
 
 SPECS: dict[str, CalculatorSpec] = {
@@ -31,6 +33,10 @@ SPECS: dict[str, CalculatorSpec] = {
         SPARSITY_2_4,
         LOCAL_FIT,
         DIFFUSION_PASSES,
+        COLLECTIVE_TIME,
+        SPECULATIVE_DECODING,
+        QUEUEING,
+        TRAINING_BUDGET,
     )
 }
 

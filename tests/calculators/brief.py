@@ -17,4 +17,9 @@ BRIEF_SLUGS = (
     "sparsity_2_4",
     "local_fit",
     "diffusion_passes",
+    # second wave (calculators.md, "New calculators")
+    "collective_time",
+    "speculative_decoding",
+    "queueing",
+    "training_budget",
 )

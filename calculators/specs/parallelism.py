@@ -1,0 +1,281 @@
+"""Specs for parallelism: collective_time and training_budget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from calculators.formatting import number
+from calculators.kernels import collective_time as collective_kernel
+from calculators.kernels.collective_time import OPS
+
+from .base import (
+    CHOICE,
+    INTEGER,
+    CalculatorSpec,
+    Input,
+    Output,
+    Point,
+    PresetFill,
+    column_label,
+    fraction,
+    params_b,
+    peak_tflops,
+)
+
+# ---------------------------------------------------------------- collective_time
+
+_FACTOR_TEXT = {
+    "all_reduce": "2(n − 1)/n",
+    "all_gather": "(n − 1)/n",
+    "reduce_scatter": "(n − 1)/n",
+    "all_to_all": "(n − 1)/n",
+    "broadcast": "1",
+}
+
+
+def _collective_steps(p: Point) -> list[str]:
+    op = p.v("op")
+    lines = [
+        f"nodes = ⌈gpus / gpus_per_node⌉ = ⌈{p.n('gpus')} / {p.n('gpus_per_node')}⌉ = "
+        f"{p.n('nodes')}",
+        f"bus factor for {op} = {_FACTOR_TEXT[op]} = {p.n('factor')}",
+    ]
+    if p.v("nodes") > 1:
+        lines.append(
+            f"network per node = nics_per_node × nic_gbps / 8 = {p.n('nics_per_node')} × "
+            f"{p.f('nic_gbps')} / 8 = {p.f('inter_gbs')}"
+        )
+    if op == "all_to_all":
+        lines.append(
+            "time = max(on-node share / intra_gbs, off-node share of the node's GPUs / "
+            "network per node) + (n − 1) × latency"
+        )
+    else:
+        multi = p.v("nodes") > 1
+        link_gbs = min(p.v("intra_gbs"), p.v("inter_gbs")) if multi else p.v("intra_gbs")
+        link = (
+            f"min({p.f('intra_gbs')}, {p.f('inter_gbs')})" if multi else p.f("intra_gbs")
+        )
+        steps = "2(n − 1)" if op == "all_reduce" else "(n − 1)"
+        lines.append(
+            f"time = factor × message / {link} + {steps} × latency = {p.n('factor')} × "
+            f"{p.f('message_mb')} / {number(link_gbs)} GB/s + {steps} × {p.f('latency_us')}"
+        )
+    lines += [
+        f"time_ms = {p.f('time_ms')} (the slower hop: {p.v('bottleneck')}-node)",
+        f"algbw = message / time = {p.f('message_mb')} / {p.f('time_ms')} = {p.f('algbw_gbs')}",
+        f"busbw = algbw × factor = {p.n('algbw_gbs')} × {p.n('factor')} = {p.f('busbw_gbs')}",
+    ]
+    return lines
+
+
+def _collective_texts(p: Point) -> tuple[list[str], list[str]]:
+    est = [
+        f"A {p.f('message_mb')} {p.v('op')} over {p.n('gpus')} GPUs takes about "
+        f"{p.f('time_ms', 3)}, bus bandwidth {p.f('busbw_gbs', 3)}."
+    ]
+    if p.v("nodes") > 1:
+        ratio = p.v("intra_gbs") / p.v("inter_gbs")
+        where = "the network" if p.v("bottleneck") == "inter" else "NVLink inside the node"
+        est.append(
+            f"The slower hop is {where}: NVLink per GPU is {number(ratio, sig=2)}× the node's "
+            f"network share ({p.n('nics_per_node')} NIC(s) of {p.f('nic_gbps')})."
+        )
+    else:
+        est.append("All GPUs share one node, so only NVLink (intra_gbs) matters.")
+    need = [
+        "Measure with nccl-tests (all_reduce_perf -b 1M -e 16G) on the real topology: "
+        "achieved bus bandwidth is typically 70-90% of the link rate.",
+        "Overlap with compute decides what the step actually pays; this is the exposed "
+        "time only if nothing overlaps.",
+    ]
+    return est, need
+
+
+def _collective_chart(points: list[Point]) -> dict[str, Any]:
+    first = points[0]
+    sizes = np.logspace(-3, 5, 49)  # 1 KB to 100 GB
+    series = []
+    for p in points[:3]:
+        out = collective_kernel(
+            op=p.v("op"),
+            message_mb=sizes,
+            gpus=p.v("gpus"),
+            gpus_per_node=p.v("gpus_per_node"),
+            intra_gbs=p.v("intra_gbs"),
+            nics_per_node=p.v("nics_per_node"),
+            nic_gbps=p.v("nic_gbps"),
+            latency_us=p.v("latency_us"),
+        )
+        series.append(
+            {
+                "label": column_label(p, points) if len(points) > 1 else "time",
+                "x": sizes.tolist(),
+                "y": out["time_ms"].tolist(),
+            }
+        )
+    return {
+        "type": "line",
+        "title": "Collective time against message size (latency-bound left, bandwidth-bound right)",
+        "x_label": "message size (MB)",
+        "y_label": "time (ms)",
+        "x_log": True,
+        "y_log": True,
+        "series": series,
+        "points": [
+            {"label": column_label(p, points), "x": p.v("message_mb"), "y": p.v("time_ms")}
+            for p in points[:3]
+        ]
+        if first.v("message_mb")
+        else [],
+    }
+
+
+COLLECTIVE_TIME = CalculatorSpec(
+    slug="collective_time",
+    title="Collective communication time",
+    summary="All-reduce, all-gather, reduce-scatter, all-to-all and broadcast time and bus "
+    "bandwidth from message size and topology.",
+    inputs=(
+        Input("op", "Collective", kind=CHOICE, choices=OPS, default="all_reduce"),
+        Input(
+            "message_mb",
+            "Message size per rank",
+            "MB",
+            min=0,
+            min_exclusive=True,
+            max=1e7,
+            help="The buffer each rank contributes, as nccl-tests counts it.",
+        ),
+        Input("gpus", "GPUs", "", min=2, max=1e6, kind=INTEGER),
+        Input("gpus_per_node", "GPUs per node", "", default=8, min=1, max=1024, kind=INTEGER),
+        Input(
+            "intra_gbs",
+            "NVLink bandwidth per GPU, one direction",
+            "GB/s",
+            default=450.0,
+            min=0,
+            min_exclusive=True,
+            max=1e5,
+            help="H100/H200 NVLink 4: 450 GB/s each way; B200 NVLink 5: 900.",
+        ),
+        Input("nics_per_node", "NICs per node", "", default=8, min=1, max=1024, kind=INTEGER),
+        Input(
+            "nic_gbps",
+            "Speed per NIC",
+            "Gb/s",
+            default=400.0,
+            min=0,
+            min_exclusive=True,
+            max=1e5,
+            help="400 Gb/s = 50 GB/s (ConnectX-7 NDR); 800 Gb/s on ConnectX-8.",
+        ),
+        Input("latency_us", "Latency per algorithm step", "µs", default=5.0, min=0, max=1e6),
+    ),
+    outputs=(
+        Output("nodes", "Nodes", kind="integer"),
+        Output("factor", "Bus factor"),
+        Output("inter_gbs", "Network bandwidth per node", "GB/s"),
+        Output("time_ms", "Time", "ms"),
+        Output("algbw_gbs", "Algorithm bandwidth", "GB/s"),
+        Output("busbw_gbs", "Bus bandwidth", "GB/s"),
+        Output("bottleneck", "Slower hop", kind="text"),
+    ),
+    chart_type="line",
+    steps=_collective_steps,
+    texts=_collective_texts,
+    chart=_collective_chart,
+    example={"op": "all_reduce", "message_mb": 14000, "gpus": 64},
+)
+
+# ---------------------------------------------------------------- training_budget
+
+
+def _training_steps(p: Point) -> list[str]:
+    lines = [
+        f"train_flops = 6 × N × D = 6 × {p.n('params_b')} × 10⁹ × {p.n('tokens_b')} × 10⁹ = "
+        f"{p.f('train_flops')}",
+        f"cluster rate = gpus × peak × mfu = {p.n('gpus')} × {p.f('peak_tflops')} × "
+        f"{p.n('mfu')}",
+        f"days = train_flops / cluster rate / 86400 = {p.f('days')}",
+        f"gpu_hours = gpus × days × 24 = {p.f('gpu_hours')}",
+    ]
+    if p.has("cost"):
+        lines.append(
+            f"cost = gpu_hours × gpu_cost_per_hour = {p.n('gpu_hours')} × "
+            f"{p.f('gpu_cost_per_hour')} = {p.f('cost')}"
+        )
+    lines.append(
+        f"state per GPU (ZeRO stage {p.n('zero_stage')}, dp = "
+        f"{p.n('dp') if p.has('dp') else p.n('gpus')}) = "
+        f"{p.n('state_bytes_per_param')} bytes/param × {p.n('params_b')} × 10⁹ = "
+        f"{p.f('state_gb_per_gpu')}"
+    )
+    return lines
+
+
+def _training_texts(p: Point) -> tuple[list[str], list[str]]:
+    est = [
+        f"{p.f('train_flops', 3)} at {p.f('mfu', 3)} MFU on {p.n('gpus')} GPUs take "
+        f"{p.f('days', 3)}.",
+        f"Model state is {p.f('state_gb_per_gpu', 3)} per GPU before activations.",
+    ]
+    need = [
+        "MFU is measured, not assumed: 35-50% is typical for large dense models in BF16.",
+        "Activations, fragmentation and communication buffers add memory this leaves out; "
+        "restarts after failures add time.",
+    ]
+    return est, need
+
+
+def _training_chart(points: list[Point]) -> dict[str, Any]:
+    return {
+        "type": "bars",
+        "title": "Model state per GPU",
+        "y_label": "GB",
+        "stacked": False,
+        "categories": [column_label(p, points) for p in points],
+        "segments": [{"label": "state", "values": [p.v("state_gb_per_gpu") for p in points]}],
+    }
+
+
+TRAINING_BUDGET = CalculatorSpec(
+    slug="training_budget",
+    title="Training compute budget",
+    summary="FLOPs, days, GPU-hours, cost and per-GPU model state of a training run.",
+    inputs=(
+        params_b(),
+        Input("tokens_b", "Training tokens", "billion", min=0, min_exclusive=True, max=1e7),
+        Input("gpus", "GPUs", "", min=1, max=1e7, kind=INTEGER),
+        peak_tflops(),
+        fraction("mfu", "Model FLOPs utilisation", 0.4),
+        Input("gpu_cost_per_hour", "GPU cost", "USD/h", min=0, max=1e6, required=False),
+        Input("zero_stage", "ZeRO stage", "", default=0, min=0, max=3, kind=INTEGER),
+        Input(
+            "dp",
+            "Data-parallel ranks",
+            "",
+            min=1,
+            max=1e7,
+            kind=INTEGER,
+            required=False,
+            help="Ranks ZeRO shards over; defaults to the number of GPUs.",
+        ),
+    ),
+    outputs=(
+        Output("train_flops", "Training FLOPs", "FLOP"),
+        Output("days", "Days", "days"),
+        Output("gpu_hours", "GPU-hours", "GPU·h"),
+        Output("cost", "Cost", "USD"),
+        Output("state_bytes_per_param", "State per parameter per GPU", "bytes"),
+        Output("state_gb_per_gpu", "Model state per GPU", "GB"),
+    ),
+    chart_type="bars",
+    steps=_training_steps,
+    texts=_training_texts,
+    chart=_training_chart,
+    preset_fills={"peak_tflops": PresetFill("bf16_tflops")},
+    example={"params_b": 70, "tokens_b": 15000, "gpus": 2048, "peak_tflops": 989, "mfu": 0.4},
+)
