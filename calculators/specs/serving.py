@@ -10,7 +10,7 @@ from calculators.formatting import number
 from calculators.kernels import queueing as queueing_kernel
 from calculators.kernels import speculative_decoding as speculative_kernel
 
-from .base import INTEGER, CalculatorSpec, Input, Output, Point, column_label, fraction
+from .base import INTEGER, CalculatorSpec, Input, Output, Point, column_label
 
 # ---------------------------------------------------------------- speculative_decoding
 
