@@ -119,6 +119,32 @@ def _whole_number(
     return number
 
 
+REFERENCE_FIELDS = ("title", "publisher", "year", "url")
+
+
+def _references(meta: dict, where: str) -> list[dict[str, Any]]:
+    """The ``references:`` list, each entry reduced to its four fields in a fixed order, so
+    the stored JSON (and the exported YAML) does not depend on how the file ordered them."""
+    raw = meta.get("references") or []
+    if not isinstance(raw, list):
+        raise ContentError(f"{where}: references: a list of title/publisher/year/url entries")
+    refs = []
+    for i, ref in enumerate(raw, start=1):
+        if not isinstance(ref, dict):
+            raise ContentError(f"{where}: references[{i}]: not a mapping")
+        missing = [f for f in REFERENCE_FIELDS if ref.get(f) in (None, "")]
+        if missing:
+            raise ContentError(f"{where}: references[{i}]: missing {', '.join(missing)}")
+        url = str(ref["url"])
+        if not url.startswith(("https://", "http://")):
+            raise ContentError(f"{where}: references[{i}]: url must start with http(s)://")
+        refs.append(
+            {"title": str(ref["title"]), "publisher": str(ref["publisher"]),
+             "year": ref["year"], "url": url}
+        )
+    return refs
+
+
 def _apply(obj: Any, values: dict[str, Any]) -> bool:
     changed = False
     for name, value in values.items():
@@ -195,6 +221,7 @@ def import_content(root: Path) -> ImportReport:
             "access": m.get("access", "open"),
             "summary": _require(m, "summary", str(path)),
             "body": post.content.strip(),
+            "references": _references(m, str(path)),
             "published": bool(m.get("published", True)),
             "published_at": _as_datetime(m.get("published_at"), f"{path}: published_at"),
         }
@@ -263,6 +290,7 @@ def _import_question(path, track, existing, concepts, report) -> None:
         "access": m.get("access", "open"),
         "body": body,
         "answer": answer,
+        "references": _references(m, where),
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{where}: published_at"),
     }
@@ -381,6 +409,7 @@ def export_content(root: Path) -> int:
                 "slug": c.slug, "title": c.title, "category": c.category, "level": c.level,
                 "access": c.access, "summary": c.summary, "published": c.published,
                 "published_at": _dt(c.published_at), "updated_at": _dt(c.updated_at),
+                **({"references": c.references} if c.references else {}),
             },
             c.body,
         )
@@ -411,6 +440,8 @@ def export_content(root: Path) -> int:
             ]
             if embeds:
                 meta["calculators"] = embeds
+            if q.references:
+                meta["references"] = q.references
             _write(d / f"{q.number:02d}-{q.slug}.md", meta, f"{q.body}\n\n{ANSWER_SEPARATOR}\n\n{q.answer}")
             count += 1
     for g in Guide.objects.order_by("slug"):

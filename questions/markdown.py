@@ -5,6 +5,12 @@ an allow-list of tags and attributes, so authored or user-written Markdown can n
 script, event handlers or ``javascript:`` links. ``{{calc ...}}`` directives are expanded by
 the calculators before rendering, so worked numbers always come from the kernels.
 
+Images are diagrams kept with the content (``content/diagrams/*.svg``, served as static
+files): ``![alt](diagrams/name.svg "Caption")`` renders a ``<figure>`` with the caption.
+Any other image source is refused at render (a visible error, which the content check
+and the admin form report first), and the sanitiser drops an ``img`` whose ``src`` is not
+one of ours, so authored HTML cannot pull in a third-party image either.
+
 Rendering is cached by a hash of the source text (and a renderer version), so a page view
 never re-renders unchanged Markdown, and an edit changes the key instead of needing an
 invalidation.
@@ -13,25 +19,99 @@ invalidation.
 from __future__ import annotations
 
 import hashlib
+import re
+from html import escape
 
 import nh3
+from django.conf import settings
 from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
-RENDERER_VERSION = "3"
+RENDERER_VERSION = "4"
 CACHE_SECONDS = 60 * 60 * 24 * 7
 
 _md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False}).enable(
     ["table", "strikethrough"]
 )
+DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.svg$")
+
+
+def diagram_url(src: str) -> str:
+    """The static URL of a content diagram (hashed by the manifest storage in production)."""
+    from django.contrib.staticfiles.storage import staticfiles_storage
+
+    return staticfiles_storage.url(src)
+
+
+def _render_image(self, tokens, idx, options, env) -> str:
+    token = tokens[idx]
+    src = str(token.attrGet("src") or "")
+    alt = self.renderInlineAsText(token.children or [], options, env).strip()
+    caption = str(token.attrGet("title") or "").strip()
+    if not DIAGRAM_SRC.match(src):
+        return (
+            f'<span class="calc-error">image refused: {escape(src)} is not a diagram of ours</span>'
+        )
+    try:
+        url = diagram_url(src)
+    except ValueError:  # the manifest has no such file
+        return f'<span class="calc-error">missing diagram {escape(src)}</span>'
+    figcaption = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
+    return (
+        f'<figure class="diagram"><img src="{escape(url)}" alt="{escape(alt)}" '
+        f'loading="lazy" decoding="async">{figcaption}</figure>'
+    )
+
+
+_md.add_render_rule("image", _render_image)
+
+# A figure cannot sit inside a paragraph; a diagram on its own line is lifted out of it.
+_FIGURE_IN_P = re.compile(r"<p>\s*(<figure class=\"diagram\">.*?</figure>)\s*</p>", re.DOTALL)
+
 # Comments (and therefore the untrusted-Markdown path) never allow raw HTML.
 _md_untrusted = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 ALLOWED_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div", "dl", "dt", "em",
-    "h2", "h3", "h4", "h5", "h6", "hr", "i", "li", "ol", "p", "pre", "s", "span", "strong",
-    "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul", "caption",
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "dd",
+    "del",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+    "caption",
+    "figure",
+    "figcaption",
+    "img",
 }
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
@@ -45,8 +125,31 @@ ALLOWED_ATTRIBUTES = {
     "p": {"class"},
     "li": {"class"},
     "ul": {"class"},
+    "figure": {"class"},
+    "img": {"src", "alt", "loading", "decoding"},
 }
-UNTRUSTED_TAGS = ALLOWED_TAGS - {"div", "span", "h2", "table", "thead", "tbody", "tr", "td", "th", "caption"}
+UNTRUSTED_TAGS = ALLOWED_TAGS - {
+    "div",
+    "span",
+    "h2",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "td",
+    "th",
+    "caption",
+    "figure",
+    "figcaption",
+    "img",
+}
+
+
+def _own_images_only(element: str, attribute: str, value: str) -> str | None:
+    """Keep an ``img`` ``src`` only when it points at our own diagrams."""
+    if element == "img" and attribute == "src":
+        return value if value.startswith(f"{settings.STATIC_URL}diagrams/") else None
+    return value
 
 
 def sanitise(html: str) -> str:
@@ -56,6 +159,7 @@ def sanitise(html: str) -> str:
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
+        attribute_filter=_own_images_only,
     )
 
 
@@ -75,7 +179,7 @@ def render_markdown(text: str) -> SafeString:
     key = f"md:{RENDERER_VERSION}.{DIRECTIVE_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
     html = cache.get(key)
     if html is None:
-        html = sanitise(_md.render(_expand_directives(text)))
+        html = sanitise(_FIGURE_IN_P.sub(r"\1", _md.render(_expand_directives(text))))
         cache.set(key, html, CACHE_SECONDS)
     return mark_safe(html)
 

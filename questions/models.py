@@ -92,6 +92,11 @@ class Concept(ContentMixin):
     access = models.CharField(max_length=16, choices=Access.choices, default=Access.OPEN)
     summary = models.CharField(max_length=300, help_text="Two lines at most, shown on cards.")
     body = models.TextField(help_text="Markdown")
+    references = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Further reading: a list of {title, publisher, year, url}.",
+    )
 
     class Meta:
         ordering = ["category", "title"]
@@ -113,6 +118,11 @@ class Question(ContentMixin):
     )
     body = models.TextField(blank=True, help_text="Markdown: the scenario as posed.")
     answer = models.TextField(help_text="Markdown: the full answer.")
+    references = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Further reading: a list of {title, publisher, year, url}, shown with the answer.",
+    )
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices)
     kind = models.CharField(max_length=20, choices=Kind.choices)
     access = models.CharField(max_length=16, choices=Access.choices, default=Access.OPEN)

@@ -16,8 +16,8 @@ from .tasks import schedule_similarity_recompute
 # The fields whose change is a real content edit (and so moves "Updated <Month Year>").
 CONTENT_FIELDS: dict[type, tuple[str, ...]] = {
     Track: ("title", "summary", "description", "category", "icon"),
-    Concept: ("title", "summary", "body", "category", "level", "access"),
-    Question: ("title", "summary", "body", "answer", "difficulty", "kind", "access"),
+    Concept: ("title", "summary", "body", "category", "level", "access", "references"),
+    Question: ("title", "summary", "body", "answer", "difficulty", "kind", "access", "references"),
     Guide: ("title", "summary", "intro"),
 }
 

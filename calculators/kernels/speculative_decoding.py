@@ -42,7 +42,9 @@ def speculative_decoding(
     cost = gamma * c + 1 + over
     # Every γ from 1 to MAX_DRAFT on a trailing axis, so a sweep stays one call.
     grid = np.arange(1, MAX_DRAFT + 1, dtype=np.float64)
-    speedups = _tokens_per_step(alpha[..., None], grid) / (grid * c[..., None] + 1 + over[..., None])
+    speedups = _tokens_per_step(alpha[..., None], grid) / (
+        grid * c[..., None] + 1 + over[..., None]
+    )
     best = np.argmax(speedups, axis=-1)
     return {
         "expected_tokens_per_step": tokens,

@@ -55,9 +55,7 @@ def _collective_steps(p: Point) -> list[str]:
     else:
         multi = p.v("nodes") > 1
         link_gbs = min(p.v("intra_gbs"), p.v("inter_gbs")) if multi else p.v("intra_gbs")
-        link = (
-            f"min({p.f('intra_gbs')}, {p.f('inter_gbs')})" if multi else p.f("intra_gbs")
-        )
+        link = f"min({p.f('intra_gbs')}, {p.f('inter_gbs')})" if multi else p.f("intra_gbs")
         steps = "2(n − 1)" if op == "all_reduce" else "(n − 1)"
         lines.append(
             f"time = factor × message / {link} + {steps} × latency = {p.n('factor')} × "
@@ -197,8 +195,7 @@ def _training_steps(p: Point) -> list[str]:
     lines = [
         f"train_flops = 6 × N × D = 6 × {p.n('params_b')} × 10⁹ × {p.n('tokens_b')} × 10⁹ = "
         f"{p.f('train_flops')}",
-        f"cluster rate = gpus × peak × mfu = {p.n('gpus')} × {p.f('peak_tflops')} × "
-        f"{p.n('mfu')}",
+        f"cluster rate = gpus × peak × mfu = {p.n('gpus')} × {p.f('peak_tflops')} × {p.n('mfu')}",
         f"days = train_flops / cluster rate / 86400 = {p.f('days')}",
         f"gpu_hours = gpus × days × 24 = {p.f('gpu_hours')}",
     ]

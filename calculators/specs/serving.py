@@ -40,9 +40,7 @@ def _spec_texts(p: Point) -> tuple[list[str], list[str]]:
             f"Each target pass yields {p.n('expected_tokens_per_step', 3)} tokens on average, "
             f"a {p.n('speedup', 3)}× speed-up in time per token."
         ]
-    est.append(
-        f"With these costs γ = {p.n('best_draft_tokens')} draft tokens is the best choice."
-    )
+    est.append(f"With these costs γ = {p.n('best_draft_tokens')} draft tokens is the best choice.")
     need = [
         "Acceptance rate depends on the draft, the task and the sampling temperature: "
         "measure it on your traffic, not on a benchmark.",
@@ -190,9 +188,7 @@ QUEUEING = CalculatorSpec(
     title="Queueing delay (M/M/c)",
     summary="Utilization, probability of waiting (Erlang C), mean and p99 wait for c servers.",
     inputs=(
-        Input(
-            "arrival_rate", "Arrival rate λ", "req/s", min=0, min_exclusive=True, max=1e9
-        ),
+        Input("arrival_rate", "Arrival rate λ", "req/s", min=0, min_exclusive=True, max=1e9),
         Input("service_s", "Mean service time", "s", min=0, min_exclusive=True, max=1e6),
         Input("servers", "Servers", "", default=1, min=1, max=10000, kind=INTEGER),
     ),

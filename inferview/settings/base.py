@@ -234,7 +234,8 @@ SPECTACULAR_SETTINGS = {
 
 # --- Static files and i18n ------------------------------------------------------------
 STATIC_URL = "/static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# Diagrams live with the content they illustrate and are served under /static/diagrams/.
+STATICFILES_DIRS = [BASE_DIR / "static", ("diagrams", BASE_DIR / "content" / "diagrams")]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on a missing root
 STORAGES = {

@@ -103,14 +103,18 @@ def test_training_budget_six_n_d_and_zero_stages():
     40% MFU: 6.3e24 / (2048 × 989e12 × 0.4) s = 90.0 days. State per parameter on 64 dp
     ranks: stage 0 16 bytes, stage 1 2 + 2 + 12/64, stage 2 2 + 14/64, stage 3 16/64."""
     out = training_budget(
-        params_b=70, tokens_b=15000, gpus=2048, peak_tflops=989, mfu=0.4,
-        zero_stage=[0, 1, 2, 3], dp=64, gpu_cost_per_hour=2.5,
+        params_b=70,
+        tokens_b=15000,
+        gpus=2048,
+        peak_tflops=989,
+        mfu=0.4,
+        zero_stage=[0, 1, 2, 3],
+        dp=64,
+        gpu_cost_per_hour=2.5,
     )
     assert out["train_flops"][0] == approx(6.3e24)
     seconds = 6.3e24 / (2048 * 989e12 * 0.4)
     assert out["days"][0] == approx(seconds / 86400)
     assert out["cost"][0] == approx(2048 * seconds / 3600 * 2.5)
-    assert out["state_bytes_per_param"].tolist() == approx(
-        [16, 4 + 12 / 64, 2 + 14 / 64, 16 / 64]
-    )
+    assert out["state_bytes_per_param"].tolist() == approx([16, 4 + 12 / 64, 2 + 14 / 64, 16 / 64])
     assert out["state_gb_per_gpu"][3] == approx(70 * 16 / 64)

@@ -93,3 +93,38 @@ def test_bad_front_matter_names_the_file_and_field(tmp_path):
     with pytest.raises(CommandError, match=r"01-x.md: difficulty: 'impossible'"):
         call_command("import_content", str(tmp_path))
     assert not Track.objects.exists()  # one transaction: nothing half-imported
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("references", "message"),
+    [
+        ("a paper", "references: a list"),
+        ([{"title": "T", "publisher": "P", "year": 2024}], r"references\[1\]: missing url"),
+        ([{"title": "T", "publisher": "P", "year": 2024, "url": "ftp://x"}], "http"),
+    ],
+)
+def test_bad_references_name_the_field(tmp_path, references, message):
+    import yaml
+
+    (tmp_path / "concepts").mkdir()
+    meta = {"slug": "c", "title": "C", "category": "serving", "summary": "S.", "references": references}
+    (tmp_path / "concepts" / "c.md").write_text(f"---\n{yaml.safe_dump(meta)}---\nBody.\n")
+    with pytest.raises(Exception, match=message):
+        import_content(tmp_path)
+
+
+@pytest.mark.django_db
+def test_references_round_trip(tmp_path):
+    import yaml
+
+    (tmp_path / "concepts").mkdir()
+    ref = {"url": "https://arxiv.org/abs/1", "year": 2024, "title": "T", "publisher": "P"}
+    meta = {"slug": "c", "title": "C", "category": "serving", "summary": "S.", "references": [ref]}
+    (tmp_path / "concepts" / "c.md").write_text(f"---\n{yaml.safe_dump(meta)}---\nBody.\n")
+    import_content(tmp_path)
+    concept = Concept.objects.get(slug="c")
+    assert list(concept.references[0]) == ["title", "publisher", "year", "url"]
+    call_command("export_content", str(tmp_path / "out"))
+    exported = (tmp_path / "out" / "concepts" / "c.md").read_text()
+    assert "references:" in exported and "https://arxiv.org/abs/1" in exported

@@ -1,0 +1,339 @@
+"""Quality rules for the content files, checked before anything is imported.
+
+The check reads the files under a content folder (layout in content/README.md) without a
+database, so an author gets the same verdict from ``manage.py check_content`` as CI gets
+from the test that runs it over the shipped content. Each rule has a name; a finding
+names the file, the rule and what to change.
+
+Rules (the content issue's list):
+- ``reference``: a concept, calculator, guide concept, diagram or internal link that does
+  not resolve.
+- ``directive``: a ``{{calc}}`` directive that errors.
+- ``length``: an answer under 250 words, a concept under 300.
+- ``access``: a track whose open/account counts are not 10/10 (the rest premium), or
+  whose numbers have gaps.
+- ``boilerplate``: a sentence of 12+ words shared by three or more answers.
+- ``ending``: more than a quarter of a track's answers end with the same heading.
+- ``sources``: an answer or concept without 1-4 complete references.
+- ``diagram``: an image without alt text or caption, or not a diagram file of ours.
+- ``typed-number``: in a calculation answer, a line with three or more numbers and no
+  directive (arithmetic typed by hand), unless it ends with ``<!-- quoted -->``.
+- ``links``: a question with fewer than 2 or more than 4 concepts; a concept no question
+  links.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import yaml
+
+from calculators.directive import find_directive_errors
+from calculators.errors import CalculatorInputError
+from calculators.validation import validate
+
+from .content_io import ANSWER_SEPARATOR, ITEM_HEADING
+
+ANSWER_MIN_WORDS = 250
+CONCEPT_MIN_WORDS = 300
+OPEN_PER_TRACK = ACCOUNT_PER_TRACK = 10
+BOILERPLATE_WORDS = 12
+BOILERPLATE_ANSWERS = 3
+QUOTED_MARKER = "<!-- quoted -->"
+REFERENCE_FIELDS = ("title", "publisher", "year", "url")
+
+DIRECTIVE = re.compile(r"\{\{\s*calc\b[^{}]*\}\}")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.MULTILINE | re.DOTALL)
+CODE_SPAN = re.compile(r"`[^`\n]+`")
+IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"(?P<caption>[^\"]*)\")?\)")
+DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.svg$")
+INTERNAL_LINK = re.compile(r"\]\((?P<href>/(?:concepts|tracks|guides)/[^)\s]*)")
+NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+HEADING = re.compile(r"^(?:#{2,6}\s+(?P<h>.+?)\s*#*\s*$|\*\*(?P<b>[^*]+?)\*\*)", re.MULTILINE)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/.-]*")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: [{self.rule}] {self.message}"
+
+
+@dataclass
+class Doc:
+    """One content file: its front matter and its Markdown parts."""
+
+    path: Path
+    meta: dict[str, Any]
+    body: str
+    answer: str = ""
+
+
+def _load(path: Path, findings: list[Finding]) -> Doc | None:
+    try:
+        post = frontmatter.load(str(path))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        findings.append(Finding(str(path), "reference", f"unreadable front matter: {exc}"))
+        return None
+    text = post.content
+    if ANSWER_SEPARATOR in text:
+        body, answer = (part.strip() for part in text.split(ANSWER_SEPARATOR, 1))
+        return Doc(path, dict(post.metadata), body, answer)
+    return Doc(path, dict(post.metadata), text.strip())
+
+
+def prose(markdown: str) -> str:
+    """Markdown without code, directives and images: the words a reader reads."""
+    text = FENCE.sub(" ", markdown)
+    text = DIRECTIVE.sub(" ", text)
+    text = IMAGE.sub(" ", text)
+    return CODE_SPAN.sub(" ", text)
+
+
+def word_count(markdown: str) -> int:
+    return len(WORD.findall(prose(markdown)))
+
+
+class ContentCheck:
+    """Loads a content folder once and runs every rule over it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.findings: list[Finding] = []
+        self.concepts: dict[str, Doc] = {}
+        self.tracks: dict[str, list[Doc]] = {}
+        self.guides: dict[str, list[Doc]] = {}
+        for path in sorted((self.root / "concepts").glob("*.md")):
+            doc = _load(path, self.findings)
+            if doc:
+                self.concepts[str(doc.meta.get("slug") or path.stem)] = doc
+        for track_dir in sorted(p for p in (self.root / "tracks").glob("*") if p.is_dir()):
+            docs = [_load(p, self.findings) for p in sorted(track_dir.glob("[0-9]*.md"))]
+            self.tracks[track_dir.name] = [d for d in docs if d]
+        for guide_dir in sorted(p for p in (self.root / "guides").glob("*") if p.is_dir()):
+            docs = [_load(p, self.findings) for p in sorted(guide_dir.glob("[0-9]*.md"))]
+            self.guides[guide_dir.name] = [d for d in docs if d]
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self) -> list[Finding]:
+        questions = [q for docs in self.tracks.values() for q in docs]
+        for q in questions:
+            self._question(q)
+        for track, docs in self.tracks.items():
+            self._track(track, docs)
+        for c in self.concepts.values():
+            self._concept(c)
+        for docs in self.guides.values():
+            for section in docs:
+                self._guide_section(section)
+        self._boilerplate(questions)
+        self._unlinked_concepts(questions)
+        return self.findings
+
+    def _add(self, doc: Doc | Path | str, rule: str, message: str) -> None:
+        path = doc.path if isinstance(doc, Doc) else doc
+        self.findings.append(Finding(str(path), rule, message))
+
+    # -- per file ------------------------------------------------------------------------
+
+    def _question(self, q: Doc) -> None:
+        if not q.answer:
+            self._add(q, "length", f"no answer: add the '{ANSWER_SEPARATOR}' line and the answer")
+            return
+        words = word_count(q.answer)
+        if words < ANSWER_MIN_WORDS:
+            self._add(q, "length", f"answer has {words} words; at least {ANSWER_MIN_WORDS}")
+        slugs = list(q.meta.get("concepts") or [])
+        if not 2 <= len(slugs) <= 4:
+            self._add(q, "links", f"links {len(slugs)} concepts; a question links 2-4")
+        for slug in slugs:
+            if slug not in self.concepts:
+                self._add(q, "reference", f"concept '{slug}' does not exist")
+        for embed in q.meta.get("calculators") or []:
+            self._embed(q, embed)
+        self._sources(q)
+        for part in (q.body, q.answer):
+            self._markdown(q, part)
+        if q.meta.get("kind") == "calculation":
+            self._typed_numbers(q, q.answer)
+
+    def _concept(self, c: Doc) -> None:
+        words = word_count(c.body)
+        if words < CONCEPT_MIN_WORDS:
+            self._add(c, "length", f"explanation has {words} words; at least {CONCEPT_MIN_WORDS}")
+        self._sources(c)
+        self._markdown(c, c.body)
+
+    def _guide_section(self, s: Doc) -> None:
+        for slug in s.meta.get("concepts") or []:
+            if slug not in self.concepts:
+                self._add(s, "reference", f"concept '{slug}' does not exist")
+        self._markdown(s, s.body)
+        matches = list(ITEM_HEADING.finditer(s.body))
+        for i, m in enumerate(matches):
+            if m.group(1) != "calculation":
+                continue
+            end = matches[i + 1].start() if i + 1 < len(matches) else len(s.body)
+            self._typed_numbers(s, s.body[m.end() : end], offset=s.body.count("\n", 0, m.end()))
+
+    def _embed(self, q: Doc, embed: Any) -> None:
+        if not isinstance(embed, dict):
+            self._add(q, "reference", f"calculators: {embed!r} is not a mapping")
+            return
+        slug = str(embed.get("calculator", ""))
+        try:
+            validate(slug, embed.get("inputs") or {}, embed.get("preset") or None)
+        except CalculatorInputError as exc:
+            reasons = "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.fields.items())
+            self._add(q, "reference", f"calculator embed '{slug}': {reasons}")
+
+    def _sources(self, doc: Doc) -> None:
+        refs = doc.meta.get("references")
+        if not isinstance(refs, list) or not 1 <= len(refs) <= 4:
+            self._add(doc, "sources", "give 1-4 references (title, publisher, year, url)")
+            return
+        for i, ref in enumerate(refs, start=1):
+            missing = [f for f in REFERENCE_FIELDS if not (isinstance(ref, dict) and ref.get(f))]
+            if missing:
+                self._add(doc, "sources", f"reference {i}: missing {', '.join(missing)}")
+            elif not str(ref["url"]).startswith(("https://", "http://")):
+                self._add(doc, "sources", f"reference {i}: url must be http(s)")
+
+    def _markdown(self, doc: Doc, text: str) -> None:
+        for problem in find_directive_errors(text):
+            self._add(doc, "directive", problem)
+        for m in IMAGE.finditer(text):
+            src, alt, caption = m.group("src"), (m.group("alt") or "").strip(), m.group("caption")
+            if not DIAGRAM_SRC.match(src):
+                self._add(doc, "diagram", f"image {src}: only diagrams/<name>.svg files of ours")
+            elif not (self.root / src).is_file():
+                self._add(doc, "reference", f"diagram {src} does not exist")
+            if not alt:
+                self._add(doc, "diagram", f"image {src}: alternative text is required")
+            if not (caption or "").strip():
+                self._add(doc, "diagram", f'image {src}: add a caption: ![alt]({src} "Caption")')
+        for m in INTERNAL_LINK.finditer(text):
+            if not self._resolves(m.group("href")):
+                self._add(doc, "reference", f"link {m.group('href')} does not resolve")
+
+    def _resolves(self, href: str) -> bool:
+        parts = [p for p in href.split("#")[0].split("/") if p]
+        if parts[0] == "concepts":
+            return len(parts) == 2 and parts[1] in self.concepts
+        if parts[0] == "guides":
+            return len(parts) == 1 or (len(parts) == 2 and parts[1] in self.guides)
+        if len(parts) == 2:
+            return parts[1] in self.tracks
+        return False  # question URLs carry numbers that change: link concepts instead
+
+    def _typed_numbers(self, doc: Doc, text: str, offset: int = 0) -> None:
+        """Line numbers count from the start of the answer (or of the guide section)."""
+        for n, line in enumerate(
+            FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text).split("\n")
+        ):
+            if DIRECTIVE.search(line) or line.rstrip().endswith(QUOTED_MARKER):
+                continue
+            numbers = NUMBER.findall(CODE_SPAN.sub(" ", LIST_MARKER.sub("", line)))
+            if len(numbers) >= 3:
+                self._add(
+                    doc,
+                    "typed-number",
+                    f"line {offset + n + 1}: {len(numbers)} typed numbers and no "
+                    f"{{{{calc}}}} ({line.strip()[:70]}…); compute them, or end a line "
+                    f"that only quotes a datasheet with {QUOTED_MARKER}",
+                )
+
+    # -- across files --------------------------------------------------------------------
+
+    def _track(self, track: str, docs: list[Doc]) -> None:
+        where = self.root / "tracks" / track
+        numbers = sorted(int(d.meta.get("number") or 0) for d in docs)
+        if numbers != list(range(1, len(docs) + 1)):
+            self._add(where, "access", f"numbers are not 1..{len(docs)} without gaps")
+        counts = Counter(str(d.meta.get("access", "open")) for d in docs)
+        if counts["open"] != OPEN_PER_TRACK or counts["account"] != ACCOUNT_PER_TRACK:
+            self._add(
+                where,
+                "access",
+                f"{counts['open']} open and {counts['account']} account answers; the paywall "
+                f"promises {OPEN_PER_TRACK} and {ACCOUNT_PER_TRACK}",
+            )
+        endings = Counter(e for e in (final_heading(d.answer) for d in docs) if e)
+        for heading, count in endings.items():
+            if count * 4 > len(docs):
+                self._add(
+                    where,
+                    "ending",
+                    f"{count} of {len(docs)} answers end with the heading '{heading}'; at "
+                    "most a quarter may",
+                )
+
+    def _boilerplate(self, questions: list[Doc]) -> None:
+        seen: dict[str, set[str]] = defaultdict(set)
+        for q in questions:
+            for sentence in sentences(q.answer):
+                seen[sentence].add(str(q.path))
+        for sentence, paths in seen.items():
+            if len(paths) >= BOILERPLATE_ANSWERS:
+                for path in sorted(paths):
+                    self._add(
+                        path,
+                        "boilerplate",
+                        f"sentence shared by {len(paths)} answers: '{sentence[:80]}…'",
+                    )
+
+    def _unlinked_concepts(self, questions: list[Doc]) -> None:
+        linked = {s for q in questions for s in (q.meta.get("concepts") or [])}
+        for slug, c in self.concepts.items():
+            if slug not in linked:
+                self._add(c, "links", "no question links this concept")
+
+
+def sentences(markdown: str) -> set[str]:
+    """Normalised sentences of 12+ words (lower case, words only)."""
+    out = set()
+    for paragraph in prose(markdown).split("\n\n"):
+        for sentence in SENTENCE_END.split(" ".join(paragraph.split())):
+            words = [w.lower().strip(".") for w in WORD.findall(sentence)]
+            if len(words) >= BOILERPLATE_WORDS:
+                out.add(" ".join(words))
+    return out
+
+
+def final_heading(markdown: str) -> str | None:
+    """The last heading of an answer, or the bold lead of its last paragraph (the
+    '**Common wrong answer.**' pattern), normalised; None when the answer has neither."""
+    last = None
+    for m in HEADING.finditer(markdown):  # anchored at a line start: list items never match
+        last = (m.group("h") or m.group("b") or "").strip().rstrip(".:").lower()
+    return last or None
+
+
+def check_content(
+    root: Path, *, tracks: Iterable[str] = (), concepts: bool = False, guides: bool = False
+) -> list[Finding]:
+    """Every finding under ``root``; narrowed to the named parts when any is given."""
+    root = Path(root)
+    findings = ContentCheck(root).run()
+    tracks = list(tracks)
+    if not (tracks or concepts or guides):
+        return findings
+    prefixes = [str(root / "tracks" / t) for t in tracks]
+    if concepts:
+        prefixes.append(str(root / "concepts"))
+    if guides:
+        prefixes.append(str(root / "guides"))
+    return [f for f in findings if f.path.startswith(tuple(prefixes))]
