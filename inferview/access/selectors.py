@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from . import policy
 from .models import Entitlement, Purchase
@@ -39,6 +39,26 @@ def remaining_answers(*, user: Any) -> int:
     from questions.selectors import published_questions
 
     return policy.remaining_count(user, published_questions())
+
+
+def reads_per_track() -> dict[str, str]:
+    """How many answers each tier reads per track, from the data: "10" when every track
+    agrees, "8-10" when they differ, keyed by tier name (anonymous, free, premium)."""
+    from questions.selectors import published_questions
+
+    per_track: dict[int, dict[str, int]] = {}
+    rows = published_questions().order_by().values("track_id", "access").annotate(n=Count("id"))
+    for row in rows:
+        per_track.setdefault(row["track_id"], {})[row["access"]] = row["n"]
+    figures = {}
+    for tier in policy.Tier:
+        counts = [
+            sum(levels.get(level, 0) for level in policy.READABLE_LEVELS[tier])
+            for levels in per_track.values()
+        ] or [0]
+        low, high = min(counts), max(counts)
+        figures[tier.name.lower()] = str(low) if low == high else f"{low}–{high}"
+    return figures
 
 
 def staff_grants_of(*, user: Any) -> list[Entitlement]:

@@ -50,6 +50,7 @@ def premium(request: HttpRequest) -> HttpResponse:
             "price": pricing.premium_price(currency),
             "prices": pricing.all_prices(),
             "remaining": selectors.remaining_answers(user=request.user),
+            "reads": selectors.reads_per_track(),
             "payments_available": checkout_provider() is not None,
         },
     )

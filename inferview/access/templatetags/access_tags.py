@@ -29,3 +29,9 @@ def other_prices(context):
 def viewer_tier_name(context):
     request = context.get("request")
     return policy.viewer_tier(getattr(request, "user", None)).name.lower()
+
+
+@register.simple_tag
+def reads_per_track():
+    """Answers per track each tier reads, counted from the published questions."""
+    return selectors.reads_per_track()
