@@ -21,7 +21,7 @@ migrate: install
 	$(BIN)/python manage.py createcachetable
 
 run: migrate
-	$(BIN)/python manage.py import_content
+	$(BIN)/python manage.py import_content --only-new
 	bash scripts/run.sh
 
 lint: install

@@ -5,6 +5,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from questions.sitemaps import SITEMAPS
 
+admin.site.site_header = "Inferview authoring"
+admin.site.site_title = "Inferview authoring"
+admin.site.index_title = "Tracks, questions, concepts and guides"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),

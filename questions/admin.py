@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -11,9 +13,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from inferview.access import policy
+
 from . import services
+from .admin_revisions import RevisionsAdmin
 from .markdown import render_markdown
 from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+from .validation import database_problems
 
 
 class MarkdownPreviewMixin:
@@ -51,12 +57,12 @@ class PublishActionsMixin:
 
     @admin.action(description="Publish selected", permissions=["change"])
     def publish(self, request, queryset):
-        n = services.set_published(queryset, published=True)
+        n = services.set_published(queryset, published=True, user=request.user)
         self.message_user(request, f"Published {n}.", messages.SUCCESS)
 
     @admin.action(description="Move selected back to draft", permissions=["change"])
     def unpublish(self, request, queryset):
-        n = services.set_published(queryset, published=False)
+        n = services.set_published(queryset, published=False, user=request.user)
         self.message_user(request, f"Moved {n} to draft.", messages.SUCCESS)
 
     def save_model(self, request, obj, form, change):
@@ -69,7 +75,45 @@ class CalculatorEmbedInline(admin.StackedInline):
     fields = ["order", "calculator", "preset", "inputs", "label"]
 
 
-class QuestionAdminForm(forms.ModelForm):
+class MarkdownCheckedForm(forms.ModelForm):
+    """Refuses Markdown a reader would see broken (a failing ``{{calc}}``, an image that is
+    not one of our diagrams, a link to a concept or track that does not exist), with the
+    problem shown at the field, as ``manage.py check_content`` reports it for files."""
+
+    markdown_fields: tuple[str, ...] = ()
+
+    def clean(self):
+        data = super().clean()
+        for name in self.markdown_fields:
+            for problem in database_problems(data.get(name) or ""):
+                self.add_error(name, problem)
+        return data
+
+
+class ConceptAdminForm(MarkdownCheckedForm):
+    markdown_fields = ("body",)
+
+    class Meta:
+        model = Concept
+        fields = [
+            "slug", "title", "category", "level", "access", "summary", "body", "references",
+            "published",
+        ]  # fmt: skip
+
+
+class TrackAdminForm(MarkdownCheckedForm):
+    markdown_fields = ("description",)
+
+    class Meta:
+        model = Track
+        fields = [
+            "slug", "title", "category", "icon", "order", "summary", "description", "published",
+        ]  # fmt: skip
+
+
+class QuestionAdminForm(MarkdownCheckedForm):
+    markdown_fields = ("body", "answer")
+
     number = forms.IntegerField(
         min_value=1, required=False, help_text="Leave empty to append to the end of the track."
     )
@@ -77,8 +121,18 @@ class QuestionAdminForm(forms.ModelForm):
     class Meta:
         model = Question
         fields = [
-            "track", "number", "title", "slug", "summary", "difficulty", "kind", "access",
-            "concepts", "body", "answer", "published",
+            "track",
+            "number",
+            "title",
+            "slug",
+            "summary",
+            "difficulty",
+            "kind",
+            "access",
+            "concepts",
+            "body",
+            "answer",
+            "published",
         ]
 
     def clean(self):
@@ -90,14 +144,26 @@ class QuestionAdminForm(forms.ModelForm):
         if track and number:
             clash = Question.objects.filter(track=track, number=number).exclude(pk=self.instance.pk)
             if clash.exists():
-                self.add_error("number", f"{track} already has a question {number}; use Reorder on the track.")
+                self.add_error(
+                    "number", f"{track} already has a question {number}; use Reorder on the track."
+                )
         return data
 
 
 @admin.register(Question)
-class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     form = QuestionAdminForm
-    list_display = ["number", "title", "track", "difficulty", "kind", "access", "published", "updated_at", "preview_link"]
+    list_display = [
+        "number",
+        "title",
+        "track",
+        "difficulty",
+        "kind",
+        "access",
+        "published",
+        "updated_at",
+        "preview_link",
+    ]
     list_display_links = ["title"]
     list_filter = ["track", "published", "difficulty", "kind", "access"]
     search_fields = ["title", "summary", "body", "slug"]
@@ -126,24 +192,46 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin)
 
     @admin.display(description="Preview")
     def preview_link(self, obj):
-        return format_html('<a href="{}">Preview</a>', reverse("admin:questions_question_page_preview", args=[obj.pk]))
+        return format_html(
+            '<a href="{}">Preview</a>',
+            reverse("admin:questions_question_page_preview", args=[obj.pk]),
+        )
+
+    PREVIEW_TIERS = {
+        "anonymous": policy.Tier.ANONYMOUS,
+        "free": policy.Tier.FREE,
+        "premium": policy.Tier.PREMIUM,
+    }
 
     def page_preview(self, request, pk: int):
-        """The learner's page for a draft or published question, as an author sees it."""
+        """The learner's page for a draft or published question, as a reader of the tier
+        in ``?as=`` (anonymous, free, premium) would see it, or unlocked (staff, the
+        default). The policy decides the lock exactly as on the public page."""
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         question = get_object_or_404(Question.objects.select_related("track"), pk=pk)
+        as_tier = request.GET.get("as", "staff")
+        if as_tier not in (*self.PREVIEW_TIERS, "staff"):
+            as_tier = "staff"
+        preview_request = request
+        if as_tier != "staff":
+            preview_request = copy.copy(request)
+            preview_request.user = policy.preview_reader(self.PREVIEW_TIERS[as_tier])
+        lock = policy.locked_reason(preview_request.user, question)
+        concepts = list(question.concepts.all())
         return render(
-            request,
+            preview_request,
             "questions/detail.html",
             {
                 "question": question,
                 "track": question.track,
-                "lock": None,
+                "lock": lock,
                 "preview": True,
+                "preview_as": as_tier,
+                "preview_tiers": [*self.PREVIEW_TIERS, "staff"],
                 "body_html": render_markdown(question.body),
-                "answer_html": render_markdown(question.answer),
-                "concepts": list(question.concepts.all()),
+                "answer_html": render_markdown(question.answer) if lock is None else None,
+                "concepts": concepts,
                 "embeds": list(question.calculator_embeds.all()),
                 "next_question": None,
                 "closest": [],
@@ -163,12 +251,23 @@ class ReorderForm(forms.Form):
             )
 
     def ordered_ids(self) -> list[int]:
-        positions = [(self.cleaned_data[f"q{q.pk}"], q.number, q.pk) for q in self.questions]
-        return [pk for _, _, pk in sorted(positions)]
+        """Sort by the positions typed; on a tie the question that was moved goes first,
+        so "move to 1" puts a question first instead of leaving it behind the old first."""
+        positions = [
+            (
+                self.cleaned_data[f"q{q.pk}"],
+                self.cleaned_data[f"q{q.pk}"] == q.number,
+                q.number,
+                q.pk,
+            )
+            for q in self.questions
+        ]
+        return [pk for *_, pk in sorted(positions)]
 
 
 @admin.register(Track)
-class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
+    form = TrackAdminForm
     list_display = ["order", "title", "category", "published", "reorder_link"]
     list_display_links = ["title"]
     list_filter = ["category", "published"]
@@ -188,7 +287,9 @@ class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
 
     @admin.display(description="Questions")
     def reorder_link(self, obj):
-        return format_html('<a href="{}">Reorder</a>', reverse("admin:questions_track_reorder", args=[obj.pk]))
+        return format_html(
+            '<a href="{}">Reorder</a>', reverse("admin:questions_track_reorder", args=[obj.pk])
+        )
 
     def reorder_view(self, request, pk: int):
         if not request.user.has_perm("questions.change_question"):
@@ -198,15 +299,26 @@ class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
         form = ReorderForm(request.POST or None, questions=questions)
         if request.method == "POST" and form.is_valid():
             with transaction.atomic():
-                services.renumber_track(track=track, ordered_ids=form.ordered_ids())
-            self.message_user(request, f"Renumbered {len(form.questions)} questions.", messages.SUCCESS)
+                services.renumber_track(
+                    track=track, ordered_ids=form.ordered_ids(), user=request.user
+                )
+            self.message_user(
+                request, f"Renumbered {len(form.questions)} questions.", messages.SUCCESS
+            )
             return redirect("admin:questions_track_reorder", pk=pk)
-        context = {**self.admin_site.each_context(request), "title": f"Reorder: {track}", "form": form, "track": track, "opts": self.model._meta}
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Reorder: {track}",
+            "form": form,
+            "track": track,
+            "opts": self.model._meta,
+        }
         return render(request, "admin/questions/reorder.html", context)
 
 
 @admin.register(Concept)
-class ConceptAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+class ConceptAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
+    form = ConceptAdminForm
     list_display = ["title", "category", "level", "access", "published", "updated_at"]
     list_filter = ["category", "level", "access", "published"]
     search_fields = ["title", "summary", "slug"]
@@ -214,13 +326,22 @@ class ConceptAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
     readonly_fields = ["updated_at", "published_at"]
 
 
+class GuideItemForm(MarkdownCheckedForm):
+    markdown_fields = ("body",)
+
+    class Meta:
+        model = GuideItem
+        fields = ["section", "order", "kind", "title", "body"]
+
+
 class GuideItemInline(admin.StackedInline):
     model = GuideItem
+    form = GuideItemForm
     extra = 0
 
 
 @admin.register(GuideSection)
-class GuideSectionAdmin(MarkdownPreviewMixin, admin.ModelAdmin):
+class GuideSectionAdmin(MarkdownPreviewMixin, RevisionsAdmin):
     list_display = ["title", "guide", "order"]
     list_filter = ["guide"]
     search_fields = ["title"]
@@ -236,12 +357,10 @@ class GuideSectionInline(admin.TabularInline):
 
 
 @admin.register(Guide)
-class GuideAdmin(MarkdownPreviewMixin, PublishActionsMixin, admin.ModelAdmin):
+class GuideAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     list_display = ["title", "published", "updated_at"]
     list_filter = ["published"]
     search_fields = ["title", "summary"]
     prepopulated_fields = {"slug": ["title"]}
     readonly_fields = ["updated_at", "published_at"]
     inlines = [GuideSectionInline]
-
-

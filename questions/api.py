@@ -54,8 +54,20 @@ class QuestionListSerializer(serializers.ModelSerializer):
     class Meta:
         model = Question
         fields = [
-            "id", "track", "number", "slug", "title", "summary", "difficulty", "kind", "access",
-            "is_new", "published_at", "updated_at", "url", "locked",
+            "id",
+            "track",
+            "number",
+            "slug",
+            "title",
+            "summary",
+            "difficulty",
+            "kind",
+            "access",
+            "is_new",
+            "published_at",
+            "updated_at",
+            "url",
+            "locked",
         ]
 
     def get_url(self, obj: Question) -> str:
@@ -77,7 +89,10 @@ class QuestionDetailSerializer(QuestionListSerializer):
 
     class Meta(QuestionListSerializer.Meta):
         fields = QuestionListSerializer.Meta.fields + [
-            "body_html", "answer_html", "answer_markdown", "concepts"
+            "body_html",
+            "answer_html",
+            "answer_markdown",
+            "concepts",
         ]
 
     def get_body_html(self, obj: Question) -> str:
@@ -104,8 +119,16 @@ class ConceptSerializer(serializers.ModelSerializer):
     class Meta:
         model = Concept
         fields = [
-            "slug", "title", "category", "level", "access", "summary", "updated_at", "url",
-            "locked", "body_html",
+            "slug",
+            "title",
+            "category",
+            "level",
+            "access",
+            "summary",
+            "updated_at",
+            "url",
+            "locked",
+            "body_html",
         ]
 
     def get_url(self, obj: Concept) -> str:
@@ -184,7 +207,11 @@ class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
     filterset_class = QuestionFilter
 
     def get_queryset(self):
-        qs = selectors.published_questions().select_related("track").order_by("track__order", "number")
+        qs = (
+            selectors.published_questions()
+            .select_related("track")
+            .order_by("track__order", "number")
+        )
         if self.action == "retrieve":
             qs = qs.prefetch_related(Prefetch("concepts", queryset=Concept.objects.published()))
         return qs
@@ -222,7 +249,9 @@ class GuideViewSet(viewsets.ReadOnlyModelViewSet):
                 Prefetch(
                     "sections",
                     queryset=GuideSection.objects.order_by("order", "id").prefetch_related(
-                        Prefetch("concepts", queryset=Concept.objects.published().order_by("title")),
+                        Prefetch(
+                            "concepts", queryset=Concept.objects.published().order_by("title")
+                        ),
                         Prefetch("items", queryset=GuideItem.objects.order_by("order", "id")),
                     ),
                 )

@@ -8,11 +8,33 @@ def _ensure_roles(sender, **kwargs) -> None:
     ensure_authors_group()
 
 
+def _register_revisions() -> None:
+    """Every save of authored content keeps a revision (django-reversion): admin saves,
+    imports, publishing and reorders, each with a comment saying which it was. A guide
+    follows its sections and a section its items, so reverting restores them together."""
+    import reversion
+
+    from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+
+    for model, follow in (
+        (Track, ()),
+        (Concept, ()),
+        (Question, ("calculator_embeds",)),
+        (CalculatorEmbed, ()),
+        (Guide, ("sections",)),
+        (GuideSection, ("items",)),
+        (GuideItem, ()),
+    ):
+        if not reversion.is_registered(model):
+            reversion.register(model, follow=follow)
+
+
 class QuestionsConfig(AppConfig):
     name = "questions"
     verbose_name = "Content"
 
     def ready(self) -> None:
+        _register_revisions()
         # Permissions exist only after migrate creates them, so the group is (re)built then.
         post_migrate.connect(_ensure_roles, sender=self)
         # Table rebuilds on SQLite drop the search index's triggers; put them back.

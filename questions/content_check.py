@@ -34,11 +34,11 @@ from typing import Any
 import frontmatter
 import yaml
 
-from calculators.directive import find_directive_errors
 from calculators.errors import CalculatorInputError
 from calculators.validation import validate
 
 from .content_io import ANSWER_SEPARATOR, ITEM_HEADING
+from .validation import IMAGE, markdown_problems
 
 ANSWER_MIN_WORDS = 250
 CONCEPT_MIN_WORDS = 300
@@ -51,9 +51,6 @@ REFERENCE_FIELDS = ("title", "publisher", "year", "url")
 DIRECTIVE = re.compile(r"\{\{\s*calc\b[^{}]*\}\}")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.MULTILINE | re.DOTALL)
 CODE_SPAN = re.compile(r"`[^`\n]+`")
-IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"(?P<caption>[^\"]*)\")?\)")
-DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.svg$")
-INTERNAL_LINK = re.compile(r"\]\((?P<href>/(?:concepts|tracks|guides)/[^)\s]*)")
 NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
 LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
 HEADING = re.compile(r"^(?:#{2,6}\s+(?P<h>.+?)\s*#*\s*$|\*\*(?P<b>[^*]+?)\*\*)", re.MULTILINE)
@@ -213,31 +210,14 @@ class ContentCheck:
                 self._add(doc, "sources", f"reference {i}: url must be http(s)")
 
     def _markdown(self, doc: Doc, text: str) -> None:
-        for problem in find_directive_errors(text):
-            self._add(doc, "directive", problem)
-        for m in IMAGE.finditer(text):
-            src, alt, caption = m.group("src"), (m.group("alt") or "").strip(), m.group("caption")
-            if not DIAGRAM_SRC.match(src):
-                self._add(doc, "diagram", f"image {src}: only diagrams/<name>.svg files of ours")
-            elif not (self.root / src).is_file():
-                self._add(doc, "reference", f"diagram {src} does not exist")
-            if not alt:
-                self._add(doc, "diagram", f"image {src}: alternative text is required")
-            if not (caption or "").strip():
-                self._add(doc, "diagram", f'image {src}: add a caption: ![alt]({src} "Caption")')
-        for m in INTERNAL_LINK.finditer(text):
-            if not self._resolves(m.group("href")):
-                self._add(doc, "reference", f"link {m.group('href')} does not resolve")
-
-    def _resolves(self, href: str) -> bool:
-        parts = [p for p in href.split("#")[0].split("/") if p]
-        if parts[0] == "concepts":
-            return len(parts) == 2 and parts[1] in self.concepts
-        if parts[0] == "guides":
-            return len(parts) == 1 or (len(parts) == 2 and parts[1] in self.guides)
-        if len(parts) == 2:
-            return parts[1] in self.tracks
-        return False  # question URLs carry numbers that change: link concepts instead
+        for rule, message in markdown_problems(
+            text,
+            concept_exists=lambda slug: slug in self.concepts,
+            track_exists=lambda slug: slug in self.tracks,
+            guide_exists=lambda slug: slug in self.guides,
+            diagram_exists=lambda src: (self.root / src).is_file(),
+        ):
+            self._add(doc, rule, message)
 
     def _typed_numbers(self, doc: Doc, text: str, offset: int = 0) -> None:
         """Line numbers count from the start of the answer (or of the guide section)."""

@@ -5,6 +5,8 @@ itself changes (see ``questions.services.save_content``), so re-saving, re-order
 re-importing unchanged content leaves the "Updated" month alone.
 """
 
+import uuid
+
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.urls import reverse
@@ -57,6 +59,9 @@ class ContentMixin(models.Model):
     published_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now, editable=False)
     content_hash = models.CharField(max_length=64, blank=True, editable=False)
+    # content_hash when the item was last imported from, or exported to, a file: when the
+    # two differ, the item was edited in admin since, and an import must not overwrite it.
+    synced_hash = models.CharField(max_length=64, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = PublishedQuerySet.as_manager()
@@ -102,13 +107,21 @@ class Concept(ContentMixin):
         ordering = ["category", "title"]
 
     def __str__(self) -> str:
-        return self.title
+        # Admin's autocomplete lists concepts by str(): mark drafts, which readers never see.
+        return self.title if self.published else f"{self.title} (draft)"
 
     def get_absolute_url(self) -> str:
         return reverse("questions:concept", args=[self.slug])
 
 
+def new_question_key() -> str:
+    return uuid.uuid4().hex[:12]
+
+
 class Question(ContentMixin):
+    # The question's identity: it survives renumbering and slug changes, and is written to
+    # the content file (``key:``), so the importer matches a file to its row by it.
+    key = models.CharField(max_length=40, unique=True, default=new_question_key, editable=False)
     track = models.ForeignKey(Track, on_delete=models.PROTECT, related_name="questions")
     number = models.PositiveIntegerField(validators=[MinValueValidator(1)])
     slug = models.SlugField(max_length=120)
@@ -151,10 +164,28 @@ class Question(ContentMixin):
         return (now - self.published_at).days < settings.NEW_BADGE_DAYS
 
 
+class QuestionSlugHistory(models.Model):
+    """A slug a question had before, so its old URLs redirect to it (never to another)."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="old_slugs")
+    track = models.ForeignKey(Track, on_delete=models.CASCADE, related_name="+")
+    slug = models.SlugField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["track", "slug"], name="old_slug_per_track")]
+        verbose_name_plural = "question slug history"
+
+    def __str__(self) -> str:
+        return f"{self.slug} → {self.question_id}"
+
+
 class CalculatorEmbed(models.Model):
     """A calculator shown under "Work through the numbers", preset to the question's case."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="calculator_embeds")
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="calculator_embeds"
+    )
     order = models.PositiveIntegerField(default=0)
     calculator = models.CharField(max_length=40)
     preset = models.CharField(max_length=40, blank=True)

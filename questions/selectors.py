@@ -94,7 +94,8 @@ def track_detail(slug: str) -> tuple[Track, list[Question]]:
     return track, questions
 
 
-def question_detail(track_slug: str, number: int) -> Question:
+def question_detail(track_slug: str, slug: str) -> Question:
+    """The published question with this slug in this track (404 otherwise)."""
     return get_object_or_404(
         published_questions()
         .select_related("track")
@@ -103,8 +104,26 @@ def question_detail(track_slug: str, number: int) -> Question:
             "calculator_embeds",
         ),
         track__slug=track_slug,
-        number=number,
+        slug=slug,
     )
+
+
+def question_by_old_address(
+    track_slug: str, *, slug: str | None = None, number: int | None = None
+) -> Question | None:
+    """Where an address that is not a current canonical URL points, by identity only.
+
+    A slug the question had before (its slug history) finds it; a bare number finds the
+    question holding that number now (the short "Track / number" form). Drafts included,
+    so the caller can answer 410 for an unpublished question.
+    """
+    questions = Question.objects.select_related("track").filter(track__slug=track_slug)
+    if slug is not None:
+        return (
+            questions.filter(slug=slug).first()
+            or questions.filter(old_slugs__slug=slug, old_slugs__track__slug=track_slug).first()
+        )
+    return questions.filter(number=number).first()
 
 
 def next_in_track(question: Question, *, exclude=()) -> Question | None:

@@ -6,11 +6,12 @@ import hashlib
 import json
 from typing import Any
 
+import reversion
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from .models import Concept, Guide, Question, Track
+from .models import Concept, Guide, Question, QuestionSlugHistory, Track
 from .tasks import schedule_similarity_recompute
 
 # The fields whose change is a real content edit (and so moves "Updated <Month Year>").
@@ -40,14 +41,40 @@ def touch_if_changed(obj: Any, *, extra: Any = None, now=None) -> bool:
     return True
 
 
+def normalise_newlines(obj: Any) -> None:
+    """Browsers submit textareas with CRLF; store LF, so the hash, the exported files and a
+    re-import agree byte for byte whichever way the text came in."""
+    for name in CONTENT_FIELDS[type(obj)]:
+        value = getattr(obj, name)
+        if isinstance(value, str) and "\r" in value:
+            setattr(obj, name, value.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _remember_old_slug(question: Question) -> None:
+    """Keep the slug a question is leaving, so its old URLs still reach it; a slug the
+    question takes (back) stops being anyone's old slug."""
+    if question.pk:
+        old = Question.objects.filter(pk=question.pk).values_list("slug", "track_id").first()
+        if old and (old[0], old[1]) != (question.slug, question.track_id):
+            QuestionSlugHistory.objects.update_or_create(
+                track_id=old[1], slug=old[0], defaults={"question": question}
+            )
+    QuestionSlugHistory.objects.filter(track_id=question.track_id, slug=question.slug).delete()
+
+
 @transaction.atomic
-def save_content(obj: Any, *, extra: Any = None, updated_at=None) -> bool:
+def save_content(obj: Any, *, extra: Any = None, updated_at=None, synced: bool = False) -> bool:
     """Save an authored object; returns whether its content changed.
 
     ``updated_at`` lets the importer carry the date from the files; otherwise a real change
-    stamps now.
+    stamps now. ``synced`` marks the saved content as what the files hold (import).
     """
+    normalise_newlines(obj)
+    if isinstance(obj, Question):
+        _remember_old_slug(obj)
     changed = touch_if_changed(obj, extra=extra, now=updated_at)
+    if synced:
+        obj.synced_hash = obj.content_hash
     if updated_at is not None:
         obj.updated_at = updated_at
     if obj.published and obj.published_at is None:
@@ -61,29 +88,42 @@ def save_content(obj: Any, *, extra: Any = None, updated_at=None) -> bool:
 
 
 @transaction.atomic
-def set_published(queryset, *, published: bool) -> int:
-    """Publish or unpublish; publishing stamps ``published_at`` the first time only."""
+def set_published(queryset, *, published: bool, user: Any = None) -> int:
+    """Publish or unpublish; publishing stamps ``published_at`` the first time only. Each
+    change is a revision in the item's history."""
     count = 0
     now = timezone.now()
+    with reversion.create_revision():
+        reversion.set_comment("Published" if published else "Moved back to draft")
+        if user is not None:
+            reversion.set_user(user)
+        count = _set_published(queryset, published=published, now=now)
+    if count:
+        schedule_similarity_recompute()
+    return count
+
+
+def _set_published(queryset, *, published: bool, now) -> int:
+    count = 0
     for obj in queryset.select_for_update():
         obj.published = published
         if published and obj.published_at is None:
             obj.published_at = now
         obj.save(update_fields=["published", "published_at"])
         count += 1
-    if count:
-        schedule_similarity_recompute()
     return count
 
 
 @transaction.atomic
-def renumber_track(*, track: Track, ordered_ids: list[int] | None = None) -> None:
+def renumber_track(*, track: Track, ordered_ids: list[int] | None = None, user: Any = None) -> None:
     """Number a track's questions 1..n in the given order (default: current order).
 
     Numbers are unique per track, so the rows are first moved out of the way above the
     current maximum, then given their final numbers.
     """
-    questions = list(Question.objects.select_for_update().filter(track=track).order_by("number", "id"))
+    questions = list(
+        Question.objects.select_for_update().filter(track=track).order_by("number", "id")
+    )
     if ordered_ids is not None:
         by_id = {q.id: q for q in questions}
         questions = [by_id[i] for i in ordered_ids if i in by_id] + [
@@ -94,6 +134,13 @@ def renumber_track(*, track: Track, ordered_ids: list[int] | None = None) -> Non
         Question.objects.filter(pk=q.pk).update(number=offset + i)
     for i, q in enumerate(questions, start=1):
         Question.objects.filter(pk=q.pk).update(number=i)
+    # Numbers were moved with update() (no save signals): record the new order explicitly.
+    with reversion.create_revision():
+        reversion.set_comment(f"Reordered {track.title}")
+        if user is not None:
+            reversion.set_user(user)
+        for q in Question.objects.filter(track=track):
+            reversion.add_to_revision(q)
 
 
 def next_number(track: Track) -> int:

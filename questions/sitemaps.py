@@ -27,7 +27,11 @@ class TrackSitemap(Sitemap):
 
 class QuestionSitemap(Sitemap):
     def items(self):
-        return selectors.published_questions().select_related("track").order_by("track__order", "number")
+        return (
+            selectors.published_questions()
+            .select_related("track")
+            .order_by("track__order", "number")
+        )
 
     def lastmod(self, obj):
         return obj.updated_at

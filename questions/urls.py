@@ -10,7 +10,9 @@ urlpatterns = [
     path("search/", views.search, name="search"),
     path("tracks/<slug:slug>/", views.track, name="track"),
     path("tracks/<slug:track_slug>/<int:number>/", views.question_detail, name="detail-short"),
-    path("tracks/<slug:track_slug>/<int:number>/<slug:slug>/", views.question_detail, name="detail"),
+    path(
+        "tracks/<slug:track_slug>/<int:number>/<slug:slug>/", views.question_detail, name="detail"
+    ),
     path("concepts/<slug:slug>/", views.concept_detail, name="concept"),
     path("guides/", views.guide_list, name="guides"),
     path("guides/<slug:slug>/", views.guide_detail, name="guide"),

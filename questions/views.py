@@ -3,7 +3,7 @@ answer's text is never put in a template context, so no template can leak it."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
 
 from inferview.access import policy
@@ -20,11 +20,15 @@ def home(request: HttpRequest) -> HttpResponse:
     for t in tracks:
         t.readable = selectors.readable_count(t, request.user)
     community.attach_track_progress(request.user, tracks)
-    latest = list(selectors.published_questions().select_related("track").order_by("-published_at")[:6])
+    latest = list(
+        selectors.published_questions().select_related("track").order_by("-published_at")[:6]
+    )
     selectors.annotate_access(request.user, latest)
     community.annotate_questions(request.user, latest)
     guides = list(Guide.objects.published())
-    return render(request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides})
+    return render(
+        request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides}
+    )
 
 
 def curriculum(request: HttpRequest) -> HttpResponse:
@@ -56,9 +60,26 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def question_detail(request: HttpRequest, track_slug: str, number: int, slug: str | None = None):
-    question = selectors.question_detail(track_slug, number)
-    if slug != question.slug:
-        return HttpResponsePermanentRedirect(question.get_absolute_url())
+    """A question's page. Its identity in the URL is the slug: the number is its place in
+    the track and may change, so a stale number or an old slug redirects to the same
+    question's current URL, never to whichever question holds that number now."""
+    question = None
+    if slug is not None:
+        try:
+            question = selectors.question_detail(track_slug, slug)
+        except Http404:
+            question = None
+    if question is None or question.number != number:
+        target = question or selectors.question_by_old_address(
+            track_slug, slug=slug, number=None if slug else number
+        )
+        if target is None:
+            raise Http404("No such question.")
+        if not (target.published and target.track.published):
+            if target.published_at is None:  # a draft never shown to readers
+                raise Http404("No such question.")
+            return _gone(request, target)
+        return HttpResponsePermanentRedirect(target.get_absolute_url())
     lock = policy.locked_reason(request.user, question)
     concepts = list(question.concepts.all())
     selectors.annotate_access(request.user, concepts)
@@ -75,11 +96,24 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
     # Bookmark, practice, difficulty, discussion and up next (skipping confident questions).
     context.update(
         community.question_page_context(
-            user=request.user, question=question, readable=lock is None,
-            sort=request.GET.get("csort", "newest"), page=request.GET.get("cpage", 1),
+            user=request.user,
+            question=question,
+            readable=lock is None,
+            sort=request.GET.get("csort", "newest"),
+            page=request.GET.get("cpage", 1),
         )
     )
     return render(request, "questions/detail.html", context)
+
+
+def _gone(request: HttpRequest, question) -> HttpResponse:
+    """410: the question existed and was withdrawn; say so and point onward."""
+    return render(
+        request,
+        "questions/gone.html",
+        {"question_track": question.track if question.track.published else None},
+        status=410,
+    )
 
 
 def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -98,8 +132,10 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "questions": questions,
             "meta_description": concept.summary,
             **community.concept_page_context(
-                user=request.user, concept=concept,
-                sort=request.GET.get("csort", "newest"), page=request.GET.get("cpage", 1),
+                user=request.user,
+                concept=concept,
+                sort=request.GET.get("csort", "newest"),
+                page=request.GET.get("cpage", 1),
             ),
         },
     )

@@ -85,6 +85,21 @@ def viewer_tier(user: Any) -> Tier:
     return tier
 
 
+def preview_reader(tier: Tier) -> Any:
+    """A stand-in reader of ``tier`` for an author's preview ("the page as a free reader
+    sees it"): an unsaved user whose tier is fixed, so every policy call answers for that
+    tier without touching entitlements."""
+    if tier == Tier.ANONYMOUS:
+        from django.contrib.auth.models import AnonymousUser
+
+        return AnonymousUser()
+    from django.contrib.auth import get_user_model
+
+    reader = get_user_model()(email=f"{tier.name.lower()}-preview@inferview.invalid")
+    setattr(reader, _TIER_ATTR, tier)
+    return reader
+
+
 def forget_tier(user: Any) -> None:
     """Drop the memoised tier after a grant or revocation on this user object."""
     if user is not None and hasattr(user, _TIER_ATTR):

@@ -1,7 +1,22 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_site(sender, **kwargs) -> None:
+    """Keep the Site record on the configured domain, so admin's "View on site" and
+    allauth's e-mails link to this deployment, not to example.com."""
+    from django.conf import settings
+    from django.contrib.sites.models import Site
+
+    Site.objects.update_or_create(
+        pk=settings.SITE_ID, defaults={"domain": settings.SITE_DOMAIN, "name": settings.SITE_NAME}
+    )
 
 
 class AccountsConfig(AppConfig):
     name = "inferview.accounts"
     label = "accounts"
     verbose_name = "Accounts"
+
+    def ready(self) -> None:
+        post_migrate.connect(_sync_site, sender=self)

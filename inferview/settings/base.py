@@ -33,6 +33,8 @@ SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SITE_ID = 1
+# The public host[:port] of this deployment (admin "View on site", links in e-mails).
+SITE_DOMAIN = os.environ.get("SITE_DOMAIN", "localhost:8000")
 SITE_NAME = "Inferview"
 
 INSTALLED_APPS = [
@@ -44,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.sites",
     "django.contrib.sitemaps",
+    "reversion",
     "rest_framework",
     "django_filters",
     "drf_spectacular",
@@ -207,7 +210,7 @@ STRIPE_SECRET_KEY = os.environ.get("STRIPE_SECRET_KEY", "")
 STRIPE_WEBHOOK_SECRET = os.environ.get("STRIPE_WEBHOOK_SECRET", "")
 # The local provider completes purchases without the network; it only works with DEBUG.
 PAYMENTS_LOCAL_PROVIDER = env_bool("PAYMENTS_LOCAL_PROVIDER", DEBUG)
-CONTENT_DIR = BASE_DIR / "content"
+CONTENT_DIR = Path(os.environ.get("CONTENT_DIR", BASE_DIR / "content"))
 
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {

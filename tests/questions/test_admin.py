@@ -20,7 +20,11 @@ def author_client(client):
 
 
 def test_authors_group_has_content_permissions_only():
-    perms = set(Group.objects.get(name=AUTHORS_GROUP).permissions.values_list("content_type__app_label", flat=True))
+    perms = set(
+        Group.objects.get(name=AUTHORS_GROUP).permissions.values_list(
+            "content_type__app_label", flat=True
+        )
+    )
     assert perms == {"questions"}
 
 
@@ -30,11 +34,19 @@ def test_author_creates_previews_and_publishes_a_question(author_client):
     response = author_client.post(
         reverse("admin:questions_question_add"),
         {
-            "track": track.pk, "number": "", "title": "Why is decode memory-bound?",
-            "slug": "why-decode-memory-bound", "summary": "Weights per token against FLOPs per token.",
-            "difficulty": "easy", "kind": "explain", "access": "open", "concepts": [concept.pk],
-            "body": "An interviewer asks.", "answer": "Because **each token** reads every weight.",
-            "calculator_embeds-TOTAL_FORMS": "0", "calculator_embeds-INITIAL_FORMS": "0",
+            "track": track.pk,
+            "number": "",
+            "title": "Why is decode memory-bound?",
+            "slug": "why-decode-memory-bound",
+            "summary": "Weights per token against FLOPs per token.",
+            "difficulty": "easy",
+            "kind": "explain",
+            "access": "open",
+            "concepts": [concept.pk],
+            "body": "An interviewer asks.",
+            "answer": "Because **each token** reads every weight.",
+            "calculator_embeds-TOTAL_FORMS": "0",
+            "calculator_embeds-INITIAL_FORMS": "0",
         },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
@@ -42,7 +54,8 @@ def test_author_creates_previews_and_publishes_a_question(author_client):
     assert q.number == 1 and not q.published
 
     preview = author_client.post(
-        reverse("admin:questions_question_markdown_preview"), {"text": "**bold** <script>x()</script>"}
+        reverse("admin:questions_question_markdown_preview"),
+        {"text": "**bold** <script>x()</script>"},
     )
     assert preview.json()["html"].startswith("<p><strong>bold</strong>")
     assert "<script" not in preview.json()["html"]
@@ -66,7 +79,11 @@ def test_author_reorders_a_track(author_client):
     url = reverse("admin:questions_track_reorder", args=[track.pk])
     assert author_client.get(url).status_code == 200
     author_client.post(url, {f"q{qs[0].pk}": 3, f"q{qs[1].pk}": 1, f"q{qs[2].pk}": 2})
-    assert [q.slug for q in Question.objects.filter(track=track).order_by("number")] == [qs[1].slug, qs[2].slug, qs[0].slug]
+    assert [q.slug for q in Question.objects.filter(track=track).order_by("number")] == [
+        qs[1].slug,
+        qs[2].slug,
+        qs[0].slug,
+    ]
 
 
 def test_number_clash_is_a_form_error_not_a_500(author_client):
@@ -74,9 +91,19 @@ def test_number_clash_is_a_form_error_not_a_500(author_client):
     QuestionFactory(track=track, number=1)
     response = author_client.post(
         reverse("admin:questions_question_add"),
-        {"track": track.pk, "number": 1, "title": "T", "slug": "t", "summary": "s", "difficulty": "easy",
-         "kind": "explain", "access": "open", "answer": "a",
-         "calculator_embeds-TOTAL_FORMS": "0", "calculator_embeds-INITIAL_FORMS": "0"},
+        {
+            "track": track.pk,
+            "number": 1,
+            "title": "T",
+            "slug": "t",
+            "summary": "s",
+            "difficulty": "easy",
+            "kind": "explain",
+            "access": "open",
+            "answer": "a",
+            "calculator_embeds-TOTAL_FORMS": "0",
+            "calculator_embeds-INITIAL_FORMS": "0",
+        },
     )
     assert response.status_code == 200 and b"already has a question 1" in response.content
 

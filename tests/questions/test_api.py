@@ -8,7 +8,12 @@ pytestmark = pytest.mark.django_db
 def test_question_list_filters_and_paginates(client):
     t1, t2 = TrackFactory(), TrackFactory()
     for i in range(1, 31):
-        QuestionFactory(track=t1, number=i, difficulty="hard" if i % 2 else "easy", kind="calculation" if i % 3 == 0 else "explain")
+        QuestionFactory(
+            track=t1,
+            number=i,
+            difficulty="hard" if i % 2 else "easy",
+            kind="calculation" if i % 3 == 0 else "explain",
+        )
     QuestionFactory(track=t2, number=1)
     data = client.get("/api/v1/questions/").json()
     assert data["count"] == 31 and len(data["results"]) == 25 and data["next"]

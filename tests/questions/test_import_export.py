@@ -27,7 +27,9 @@ def snapshot():
             tuple(sorted((k, str(v)) for k, v in row.items() if k not in ("id", "created_at")))
             for row in model.objects.values()
         )
-    rows["question_concepts"] = sorted(Question.concepts.through.objects.values_list("question__slug", "concept__slug"))
+    rows["question_concepts"] = sorted(
+        Question.concepts.through.objects.values_list("question__slug", "concept__slug")
+    )
     return rows
 
 
@@ -75,7 +77,12 @@ def test_editing_a_file_moves_updated_at_only_for_that_question(tmp_path):
     text = target.read_text()
     target.write_text(text.rstrip() + "\n\nOne more sentence of answer.\n")
     # the exported file carries its updated_at; drop it so the edit counts as new
-    target.write_text("\n".join(line for line in target.read_text().splitlines() if not line.startswith("updated_at:")) + "\n")
+    target.write_text(
+        "\n".join(
+            line for line in target.read_text().splitlines() if not line.startswith("updated_at:")
+        )
+        + "\n"
+    )
     before = dict(Question.objects.values_list("id", "updated_at"))
     report = import_content(out)
     assert report.updated == {"questions": 1}
@@ -89,7 +96,9 @@ def test_bad_front_matter_names_the_file_and_field(tmp_path):
     bad = tmp_path / "tracks" / "t"
     bad.mkdir(parents=True)
     (bad / "_track.md").write_text("---\nslug: t\ntitle: T\ncategory: hardware\nsummary: s\n---\n")
-    (bad / "01-x.md").write_text("---\nnumber: 1\nslug: x\ntitle: X\nsummary: s\ndifficulty: impossible\nkind: explain\n---\nbody\n<!-- answer -->\nanswer\n")
+    (bad / "01-x.md").write_text(
+        "---\nnumber: 1\nslug: x\ntitle: X\nsummary: s\ndifficulty: impossible\nkind: explain\n---\nbody\n<!-- answer -->\nanswer\n"
+    )
     with pytest.raises(CommandError, match=r"01-x.md: difficulty: 'impossible'"):
         call_command("import_content", str(tmp_path))
     assert not Track.objects.exists()  # one transaction: nothing half-imported
@@ -108,7 +117,13 @@ def test_bad_references_name_the_field(tmp_path, references, message):
     import yaml
 
     (tmp_path / "concepts").mkdir()
-    meta = {"slug": "c", "title": "C", "category": "serving", "summary": "S.", "references": references}
+    meta = {
+        "slug": "c",
+        "title": "C",
+        "category": "serving",
+        "summary": "S.",
+        "references": references,
+    }
     (tmp_path / "concepts" / "c.md").write_text(f"---\n{yaml.safe_dump(meta)}---\nBody.\n")
     with pytest.raises(Exception, match=message):
         import_content(tmp_path)

@@ -2,7 +2,9 @@ from questions.markdown import plain_text, render_markdown, render_untrusted_mar
 
 
 def test_authored_markdown_renders_tables_and_strips_script():
-    html = render_markdown("| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script><a href=\"javascript:x\">x</a>")
+    html = render_markdown(
+        '| a | b |\n|---|---|\n| 1 | 2 |\n\n<script>alert(1)</script><a href="javascript:x">x</a>'
+    )
     assert "<table>" in html and "<script" not in html and "javascript:" not in html
 
 
@@ -15,7 +17,7 @@ def test_rendering_is_cached(monkeypatch):
 
 
 def test_untrusted_markdown_allows_no_raw_html():
-    html = render_untrusted_markdown('<img src=x onerror=alert(1)> **ok**')
+    html = render_untrusted_markdown("<img src=x onerror=alert(1)> **ok**")
     assert "<img" not in html and "&lt;img" in html  # shown as text, never as a tag
     assert "<strong>ok</strong>" in html
 

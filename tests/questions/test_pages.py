@@ -10,7 +10,13 @@ def test_home_curriculum_track_question_concept_render(client, make_track):
     track = make_track(3)
     q = track.questions.get(number=1)
     concept = q.concepts.first()
-    for url in ["/", "/curriculum/", track.get_absolute_url(), q.get_absolute_url(), concept.get_absolute_url()]:
+    for url in [
+        "/",
+        "/curriculum/",
+        track.get_absolute_url(),
+        q.get_absolute_url(),
+        concept.get_absolute_url(),
+    ]:
         response = client.get(url)
         assert response.status_code == 200, url
         assert b'rel="canonical"' in response.content
@@ -19,10 +25,17 @@ def test_home_curriculum_track_question_concept_render(client, make_track):
 def test_question_page_sections_in_order(client, make_track):
     q = make_track(2).questions.get(number=1)
     html = client.get(q.get_absolute_url()).content.decode()
-    html = html[html.index("<main"):]
+    html = html[html.index("<main") :]
     markers = [
-        'aria-label="Breadcrumb"', "badge-medium", q.title, q.summary, "Updated", "The answer",
-        "Work through the numbers", "The concepts behind this question", "Up next on your journey",
+        'aria-label="Breadcrumb"',
+        "badge-medium",
+        q.title,
+        q.summary,
+        "Updated",
+        "The answer",
+        "Work through the numbers",
+        "The concepts behind this question",
+        "Up next on your journey",
         "Discussion",
     ]
     positions = [html.index(m) for m in markers]

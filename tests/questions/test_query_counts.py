@@ -21,7 +21,9 @@ def count_queries(client, url: str) -> int:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_query_count_is_the_same_for_12_and_200_questions(client, make_track, page, django_assert_max_num_queries):
+def test_query_count_is_the_same_for_12_and_200_questions(
+    client, make_track, page, django_assert_max_num_queries
+):
     small = make_track(12)
     large = make_track(200)
     n_small = count_queries(client, PAGES[page](small))

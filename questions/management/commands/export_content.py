@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from questions.content_io import export_content
+from questions.content_export import export_content
 
 
 class Command(BaseCommand):
