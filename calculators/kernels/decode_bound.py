@@ -29,8 +29,6 @@ def decode_bound(
     """Return weight_gb, bytes_per_step_gb, memory_ms_per_step, ms_per_token,
     tokens_per_s_per_user, tokens_per_s_total and, when peak_tflops is given,
     compute_ms_per_step and compute_bound_batch (inf if compute never catches up)."""
-    # No up-front broadcast: scalars stay scalars through the arithmetic, so a sweep over
-    # one input costs one array operation per formula, not one per input.
     p, bpp, bw = f64(params_b), f64(bytes_per_param), f64(bandwidth_tbs)
     batch, kv = f64(batch_size), f64(kv_gb_per_seq)
     be, ce = f64(bandwidth_efficiency), f64(compute_efficiency)
@@ -40,33 +38,21 @@ def decode_bound(
         arrays.append(peak)
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
 
-    # In-place arithmetic is deliberate: at 10^6 points each fresh temporary is 8 MB to
-    # fault in, which costs more than the arithmetic.
     weight_gb = p * bpp
-    if kv.ndim or float(kv):
-        step_gb = batch * kv
-        step_gb += weight_gb
-    else:
-        step_gb = weight_gb
+    step_gb = weight_gb + batch * kv
     eff_bw = bw * be
-    memory_ms = safe_div(step_gb, eff_bw)
+    memory_ms = safe_div(step_gb, eff_bw)  # GB / (TB/s) = ms
     out = {"weight_gb": weight_gb, "bytes_per_step_gb": step_gb, "memory_ms_per_step": memory_ms}
     if peak_tflops is not None:
         eff_peak = peak * ce
-        # 2 x params_b x 1e9 x batch FLOP / (peak x 1e12 FLOP/s) = 2 x params_b x batch / peak ms
-        flop_ms_per_seq = safe_div(p, eff_peak)
-        flop_ms_per_seq *= 2.0
-        compute_ms = flop_ms_per_seq * batch
+        # 2 × params_b × 1e9 × batch FLOP / (peak × 1e12 FLOP/s) = 2 × params_b × batch / peak ms
+        compute_ms = safe_div(2.0 * p * batch, eff_peak)
         ms = np.maximum(memory_ms, compute_ms)
-        # Solve 2 p B / P' = (W + B kv) / bw' for B; without a positive slope it never meets.
-        slope = flop_ms_per_seq
-        if kv.ndim or float(kv):
-            slope = safe_div(kv, eff_bw)
-            np.subtract(flop_ms_per_seq, slope, out=slope)
-        crossing = safe_div(weight_gb, eff_bw)
+        # Compute meets memory where 2·p·B / P' = (W + B·kv) / bw', i.e. at
+        # B = (W / bw') / (2·p / P' − kv / bw'); without a positive slope it never does.
+        slope = safe_div(2.0 * p, eff_peak) - safe_div(kv, eff_bw)
         with np.errstate(divide="ignore", invalid="ignore"):
-            np.divide(crossing, slope, out=crossing)
-        np.copyto(crossing, np.inf, where=slope <= 0)
+            crossing = np.where(slope > 0, safe_div(weight_gb, eff_bw) / slope, np.inf)
         out.update(compute_ms_per_step=compute_ms, compute_bound_batch=crossing)
     else:
         ms = memory_ms
@@ -74,6 +60,6 @@ def decode_bound(
     out.update(
         ms_per_token=ms,
         tokens_per_s_per_user=per_user,
-        tokens_per_s_total=np.multiply(per_user, batch),
+        tokens_per_s_total=per_user * batch,
     )
     return shaped(shape, **out)

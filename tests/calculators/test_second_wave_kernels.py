@@ -118,3 +118,37 @@ def test_training_budget_six_n_d_and_zero_stages():
     assert out["cost"][0] == approx(2048 * seconds / 3600 * 2.5)
     assert out["state_bytes_per_param"].tolist() == approx([16, 4 + 12 / 64, 2 + 14 / 64, 16 / 64])
     assert out["state_gb_per_gpu"][3] == approx(70 * 16 / 64)
+
+
+def test_decode_bound_sweeps_with_a_scalar_kv_equal_a_loop():
+    """Regression: arrays of bytes_per_param and peak with a scalar batch and KV read used
+    to drop the KV bytes (and crash at large batch) through in-place buffers."""
+    from calculators.kernels import decode_bound
+
+    bpp, peak = np.array([0.52, 1.0]), np.array([1978.0, 3958.0])
+    swept = decode_bound(
+        params_b=70,
+        bytes_per_param=bpp,
+        peak_tflops=peak,
+        batch_size=256,
+        kv_gb_per_seq=0.1,
+        bandwidth_tbs=8,
+        bandwidth_efficiency=0.8,
+        compute_efficiency=0.6,
+    )
+    for i in range(2):
+        one = decode_bound(
+            params_b=70,
+            bytes_per_param=bpp[i],
+            peak_tflops=peak[i],
+            batch_size=256,
+            kv_gb_per_seq=0.1,
+            bandwidth_tbs=8,
+            bandwidth_efficiency=0.8,
+            compute_efficiency=0.6,
+        )
+        for name, value in one.items():
+            assert swept[name][i] == approx(value), name
+    # By hand for column A: (36.4 + 256 × 0.1) GB / (8 × 0.8) TB/s = 9.6875 ms.
+    assert swept["memory_ms_per_step"][0] == approx((36.4 + 25.6) / 6.4)
+    assert swept["compute_ms_per_step"][0] == approx(2 * 70 * 256 / (1978 * 0.6))
