@@ -117,7 +117,7 @@ def test_recompute_stores_neighbours_for_every_published_question(corpus):
 def _fresh(question):
     from questions.selectors import question_detail
 
-    return question_detail(question.track.slug, question.number)
+    return question_detail(question.track.slug, question.slug)
 
 
 def test_closest_neighbours_share_the_questions_concepts(corpus, anonymous):
