@@ -17,6 +17,7 @@ from inferview.access import policy
 
 from . import services
 from .admin_revisions import RevisionsAdmin
+from .dependents import dependents
 from .markdown import render_markdown
 from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
 from .validation import database_problems
@@ -62,8 +63,26 @@ class PublishActionsMixin:
 
     @admin.action(description="Move selected back to draft", permissions=["change"])
     def unpublish(self, request, queryset):
+        """Asks first, listing what points at each item (answers linking it, questions using
+        a concept, readers' bookmarks): their links go to a withdrawn page afterwards."""
+        if request.POST.get("confirm") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "title": "Move back to draft?",
+                "opts": self.model._meta,
+                "items": [(obj, dependents(obj)) for obj in queryset],
+                "selected": queryset.values_list("pk", flat=True),
+                "action": "unpublish",
+            }
+            return render(request, "admin/questions/confirm_unpublish.html", context)
         n = services.set_published(queryset, published=False, user=request.user)
         self.message_user(request, f"Moved {n} to draft.", messages.SUCCESS)
+        return None
+
+    def render_delete_form(self, request, context):
+        obj = context.get("object")
+        context["dependents"] = dependents(obj) if obj is not None else []
+        return super().render_delete_form(request, context)
 
     def save_model(self, request, obj, form, change):
         services.save_content(obj)

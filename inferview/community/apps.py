@@ -1,7 +1,39 @@
 from django.apps import AppConfig
 
 
+def _readers_pointing_at(item) -> list[str]:
+    """Readers' bookmarks, saved progress and comments on a content item, for the
+    confirmation an author sees before unpublishing or deleting it."""
+    from questions.models import Concept, Question
+
+    from .models import Bookmark, Comment, Progress
+
+    if isinstance(item, Question):
+        where = {"question": item}
+    elif isinstance(item, Concept):
+        where = {"concept": item}
+    else:
+        return []
+    lines = []
+    bookmarks = Bookmark.objects.filter(**where).count()
+    if bookmarks:
+        lines.append(f"{bookmarks} reader bookmark(s) will lead to a withdrawn page")
+    if isinstance(item, Question):
+        progress = Progress.objects.filter(question=item).count()
+        if progress:
+            lines.append(f"{progress} reader(s) have saved progress on it")
+    comments = Comment.objects.filter(**where).count()
+    if comments:
+        lines.append(f"{comments} comment(s) in its discussion")
+    return lines
+
+
 class CommunityConfig(AppConfig):
     name = "inferview.community"
     label = "community"
     verbose_name = "Community"
+
+    def ready(self) -> None:
+        from questions.dependents import register
+
+        register(_readers_pointing_at)
