@@ -5,8 +5,8 @@ an allow-list of tags and attributes, so authored or user-written Markdown can n
 script, event handlers or ``javascript:`` links. ``{{calc ...}}`` directives are expanded by
 the calculators before rendering, so worked numbers always come from the kernels.
 
-Images are diagrams kept with the content (``content/diagrams/*.svg``, served as static
-files): ``![alt](diagrams/name.svg "Caption")`` renders a ``<figure>`` with the caption.
+Images are diagrams kept with the content (``content/diagrams/*.svg`` or ``.png``, served
+as static files): ``![alt](diagrams/name.svg "Caption")`` renders a ``<figure>`` with the caption.
 Any other image source is refused at render (a visible error, which the content check
 and the admin form report first), and the sanitiser drops an ``img`` whose ``src`` is not
 one of ours, so authored HTML cannot pull in a third-party image either.
@@ -28,13 +28,14 @@ from django.core.cache import cache
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from .validation import DIAGRAM_SRC  # one rule for the renderer, the admin form and the check
+
 RENDERER_VERSION = "4"
 CACHE_SECONDS = 60 * 60 * 24 * 7
 
 _md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False}).enable(
     ["table", "strikethrough"]
 )
-DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.svg$")
 
 
 def diagram_url(src: str) -> str:

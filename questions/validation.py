@@ -13,7 +13,7 @@ from collections.abc import Callable
 from calculators.directive import find_directive_errors
 
 IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"(?P<caption>[^\"]*)\")?\)")
-DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.svg$")
+DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.(?:svg|png)$")
 INTERNAL_LINK = re.compile(r"\]\((?P<href>/(?:concepts|tracks|guides)/[^)\s]*)")
 
 Exists = Callable[[str], bool]
@@ -33,7 +33,7 @@ def markdown_problems(
         src, alt, caption = m.group("src"), (m.group("alt") or "").strip(), m.group("caption")
         if not DIAGRAM_SRC.match(src):
             problems.append(
-                ("diagram", f"image {src}: only our own diagrams/<name>.svg files are allowed")
+                ("diagram", f"image {src}: only our own diagrams/<name>.svg or .png files are allowed")
             )
         elif not diagram_exists(src):
             problems.append(("reference", f"diagram {src} does not exist"))

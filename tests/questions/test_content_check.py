@@ -164,7 +164,7 @@ def test_diagram_needs_alt_text_caption_and_a_file_of_ours(tree):
     messages = [f.message for f in check_content(tree) if f.rule == "diagram"]
     assert any("alternative text" in m for m in messages)
     assert any("caption" in m for m in messages)
-    assert any("only diagrams/" in m for m in messages)
+    assert any("only our own diagrams/" in m for m in messages)
 
 
 def test_typed_arithmetic_in_a_calculation_answer_is_reported(tree):
