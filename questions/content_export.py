@@ -21,6 +21,12 @@ from .content_io import ANSWER_SEPARATOR
 from .models import Concept, Guide, Question, Track
 
 SUBFOLDERS = ("concepts", "tracks", "guides")
+REFERENCE_FIELDS = ("title", "publisher", "year", "url")
+
+
+def _references(refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fields in a fixed order: PostgreSQL's jsonb keeps keys in its own order."""
+    return [{f: ref[f] for f in REFERENCE_FIELDS if f in ref} for ref in refs]
 
 
 def _dt(value: dt.datetime | None) -> str | None:
@@ -60,7 +66,7 @@ def _question_meta(q: Question) -> dict[str, Any]:
     if embeds:
         meta["calculators"] = embeds
     if q.references:
-        meta["references"] = q.references
+        meta["references"] = _references(q.references)
     return meta
 
 
@@ -77,7 +83,7 @@ def export_content(root: Path) -> int:
             "published_at": _dt(c.published_at), "updated_at": _dt(c.updated_at),
         }  # fmt: skip
         if c.references:
-            meta["references"] = c.references
+            meta["references"] = _references(c.references)
         _write(root / "concepts" / f"{c.slug}.md", meta, c.body, written)
     for t in Track.objects.order_by("order", "slug"):
         d = root / "tracks" / t.slug

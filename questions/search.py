@@ -1,9 +1,9 @@
 """Search over tracks, questions, concepts and guides: one interface, two engines.
 
-``search(text, user=...)`` runs PostgreSQL full-text search (``SearchVector``,
-``SearchRank``, ``SearchHeadline``) when the database is PostgreSQL and the SQLite FTS5
-table ``questions_search_index`` (created by migration ``0003_search_index`` and kept
-current by triggers) otherwise.
+``search(text, user=...)`` runs PostgreSQL full-text search over the stored, GIN-indexed
+``questions_search_document`` (migration ``0006``) when the database is PostgreSQL, and
+the SQLite FTS5 table ``questions_search_index`` (migration ``0003``) otherwise; both are
+kept current by triggers on the content tables, so saves and imports need no extra step.
 
 Gating: every item's text is split into *public* text (titles, summaries, a question's
 scenario) and *guarded* text (a question's answer, a concept's body). Guarded text is
@@ -234,81 +234,54 @@ def _materialise(
 # --- PostgreSQL -----------------------------------------------------------------------------
 
 
+_PG_HEADLINE = (
+    "StartSel={start}, StopSel={stop}, MaxWords=30, MinWords=12, "
+    "FragmentDelimiter=' … ', MaxFragments=2"
+)
+_PG_CANDIDATES = 200  # rows ranked before headlines are cut (ts_headline is the costly part)
+
+
 def _search_postgres(text: str, user: Any, filters: SearchFilters) -> list[SearchHit]:
-    from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank, SearchVector
-    from django.db.models import F, TextField, Value
-    from django.db.models.functions import Concat
-
-    config = "english"
-    query = SearchQuery(text, search_type="websearch", config=config)
-    levels = policy.readable_levels(user)
-    headline_opts = {
-        "config": config,
-        "start_sel": HL_START,
-        "stop_sel": HL_END,
-        "max_words": 30,
-        "min_words": 12,
-        "fragment_delimiter": " … ",
-        "max_fragments": 2,
-    }
-
-    def ranked(qs, public: list[str], guarded: str | None):
-        """Annotate rank and headline over public text, plus guarded text when given."""
-        vector = SearchVector("title", weight="A", config=config) + SearchVector(
-            *public, weight="B", config=config
+    """One query over ``questions_search_document`` (migration 0006): rank on the indexed
+    vector this viewer may search (full text where the policy lets them read the guarded
+    part, public text otherwise), then cut headlines from the same text for the best
+    candidates only."""
+    kinds = [k for k in ("question", "concept", "track", "guide") if filters.wants(k)]
+    if "guide" in kinds:
+        kinds.append("guideitem")
+    if not kinds:
+        return []
+    levels = list(policy.readable_levels(user))
+    options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
+    sql = """
+        WITH q AS (SELECT websearch_to_tsquery('english', %s) AS query),
+        ranked AS (
+            SELECT d.kind, d.object_id, d.access, d.title, d.public_text, d.guarded_text,
+                   d.access = ANY(%s) AS readable,
+                   ts_rank_cd(CASE WHEN d.access = ANY(%s) THEN d.full_vector
+                                   ELSE d.public_vector END, q.query) AS rank
+            FROM questions_search_document d, q
+            WHERE d.kind = ANY(%s)
+              AND ((d.access = ANY(%s) AND d.full_vector @@ q.query)
+                   OR (NOT d.access = ANY(%s) AND d.public_vector @@ q.query))
+            ORDER BY rank DESC
+            LIMIT %s
         )
-        parts: list[Any] = []
-        for name in public + ([guarded] if guarded else []):
-            parts += [F(name), Value(" ")]
-        if guarded:
-            vector = vector + SearchVector(guarded, weight="C", config=config)
-        return (
-            qs.annotate(search=vector)
-            .filter(search=query)
-            .annotate(
-                rank=SearchRank(vector, query, cover_density=True),
-                headline=SearchHeadline(
-                    Concat(*parts, output_field=TextField()), query, **headline_opts
-                ),
-            )
-        )
-
+        SELECT r.kind, r.object_id, r.rank,
+               ts_headline('english',
+                   r.title || ' ' || r.public_text
+                       || CASE WHEN r.readable THEN ' ' || r.guarded_text ELSE '' END,
+                   q.query, %s),
+               r.access
+        FROM ranked r, q
+    """
+    params = [text, levels, levels, kinds, levels, levels, _PG_CANDIDATES, options]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
     found: dict[str, dict[int, tuple[float, str, str]]] = {}
-
-    def collect(kind: str, qs, public: list[str], guarded: str | None, gated: bool) -> None:
-        bucket = found.setdefault(kind, {})
-        if gated:
-            pairs = [(qs.filter(access__in=levels), guarded), (qs.exclude(access__in=levels), None)]
-        else:
-            pairs = [(qs, None)]
-        for subset, guarded_field in pairs:
-            for obj_id, rank, headline, access in ranked(subset, public, guarded_field).values_list(
-                "pk", "rank", "headline", "access" if gated else "pk"
-            ):
-                bucket[obj_id] = (float(rank), headline, access if gated else "open")
-
-    if filters.wants("question"):
-        qs = published_questions()
-        if filters.track:
-            qs = qs.filter(track__slug=filters.track)
-        if filters.difficulty:
-            qs = qs.filter(difficulty=filters.difficulty)
-        if filters.kind:
-            qs = qs.filter(kind=filters.kind)
-        collect("question", qs, ["summary", "body"], "answer", True)
-    if filters.wants("concept"):
-        collect("concept", Concept.objects.published(), ["summary"], "body", True)
-    if filters.wants("track"):
-        collect("track", Track.objects.published(), ["summary", "description"], None, False)
-    if filters.wants("guide"):
-        collect("guide", Guide.objects.published(), ["summary", "intro"], None, False)
-        collect(
-            "guideitem",
-            GuideItem.objects.filter(section__guide__published=True),
-            ["body"],
-            None,
-            False,
-        )
+    for kind, object_id, rank, headline, access in rows:
+        found.setdefault(kind, {})[int(object_id)] = (float(rank), headline, access)
     return _materialise(found, user, filters)
 
 

@@ -94,6 +94,23 @@ def track_detail(slug: str) -> tuple[Track, list[Question]]:
     return track, questions
 
 
+def prepare_rows(track: Track, questions: list[Question]) -> None:
+    """Attach what a list row shows (``url``, ``updated_iso``, ``updated_label``,
+    ``new``) computed in one pass: the URL from the track's prefix, not a reverse() per
+    row, and the dates formatted once."""
+    from django.conf import settings
+    from django.utils import timezone
+
+    prefix = track.get_absolute_url()
+    now = timezone.now()
+    for q in questions:
+        q.url = f"{prefix}{q.number}/{q.slug}/"
+        updated = timezone.localtime(q.updated_at)
+        q.updated_iso = updated.strftime("%Y-%m")
+        q.updated_label = updated.strftime("%b %Y")
+        q.new = bool(q.published_at and (now - q.published_at).days < settings.NEW_BADGE_DAYS)
+
+
 def question_detail(track_slug: str, slug: str) -> Question:
     """The published question with this slug in this track (404 otherwise)."""
     return get_object_or_404(

@@ -33,7 +33,10 @@ def markdown_problems(
         src, alt, caption = m.group("src"), (m.group("alt") or "").strip(), m.group("caption")
         if not DIAGRAM_SRC.match(src):
             problems.append(
-                ("diagram", f"image {src}: only our own diagrams/<name>.svg or .png files are allowed")
+                (
+                    "diagram",
+                    f"image {src}: only our own diagrams/<name>.svg or .png files are allowed",
+                )
             )
         elif not diagram_exists(src):
             problems.append(("reference", f"diagram {src} does not exist"))

@@ -3,8 +3,10 @@ answer's text is never put in a template context, so no template can leak it."""
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.urls import reverse
 
 from inferview.access import policy
 from inferview.community import selectors as community
@@ -41,20 +43,32 @@ def curriculum(request: HttpRequest) -> HttpResponse:
     return render(request, "questions/curriculum.html", {"groups": groups})
 
 
+TRACK_PAGE_SIZE = 50
+
+
 def track(request: HttpRequest, slug: str) -> HttpResponse:
+    """A track's questions, 50 to a page. Rows are rendered inline with their URL and dates
+    prepared here once (``selectors.prepare_rows``), so render time grows with the page,
+    not with a template include, a reverse() and two date filters per row."""
     track, questions = selectors.track_detail(slug)
     selectors.annotate_access(request.user, questions)
-    community.annotate_questions(request.user, questions)
-    track.progress = community.progress_of(request.user, questions)
+    community.annotate_questions(request.user, questions)  # a fixed number of queries
     readable = sum(1 for q in questions if q.viewer_can_read)
+    track.progress = community.progress_of(request.user, questions)
+    page = Paginator(questions, TRACK_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = list(page.object_list)
+    selectors.prepare_rows(track, rows)
     return render(
         request,
         "questions/track.html",
         {
             "track": track,
-            "questions": questions,
+            "questions": rows,
+            "question_count": len(questions),
+            "page_obj": page,
             "readable": readable,
             "description_html": render_markdown(track.description),
+            "bookmark_action": reverse("community:bookmark-toggle"),
         },
     )
 

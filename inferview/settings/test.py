@@ -15,3 +15,4 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 TEST_ARTIFACTS_DIR = VAR_DIR / "test-artifacts"
+SITE_DOMAIN = "testserver"  # the Site record (sitemaps, "View on site") points at the test client

@@ -107,3 +107,15 @@ def test_empty_site_shows_empty_states(client):
     assert b"No tracks are published yet" in client.get("/").content
     assert b"Nothing is published yet" in client.get("/curriculum/").content
     assert b"No guides are published yet" in client.get("/guides/").content
+
+
+def test_a_long_track_is_paginated_by_fifty(client, make_track):
+    track = make_track(120)
+    first = client.get(track.get_absolute_url())
+    html = first.content.decode()
+    assert html.count('<li class="question-row') == 50 and "120 questions" in html
+    assert 'href="?page=2"' in html and 'start="1"' in html
+    last = client.get(track.get_absolute_url() + "?page=3").content.decode()
+    assert last.count('<li class="question-row') == 20 and 'start="101"' in last
+    q101 = track.questions.get(number=101)
+    assert f'href="{q101.get_absolute_url()}"' in last  # the prefix-built URL is the canonical one
