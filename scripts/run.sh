@@ -6,9 +6,10 @@ BIN=.venv/bin
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-8000}"
 
-"$BIN/celery" -A inferview worker --queues default,calculators --concurrency 2 --loglevel INFO &
+# The worker wrapper stops within a few seconds of TERM/INT (scripts/worker.sh).
+bash scripts/worker.sh &
 WORKER=$!
-trap 'kill $WORKER 2>/dev/null || true; wait $WORKER 2>/dev/null || true' EXIT INT TERM
+trap 'kill -TERM $WORKER 2>/dev/null || true; wait $WORKER 2>/dev/null || true' EXIT INT TERM
 
 if [ "${DEBUG:-true}" = "false" ]; then
   "$BIN/python" manage.py collectstatic --noinput >/dev/null

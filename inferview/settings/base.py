@@ -148,10 +148,16 @@ else:
     for _folder in (CELERY_QUEUE_DIR, CELERY_RESULT_DIR, VAR_DIR / "celery" / "control"):
         _folder.mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's filesystem transport, draining in short slices so a worker stops promptly.
+    CELERY_BROKER_TRANSPORT = "inferview.embedded_queue:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_QUEUE_DIR),
         "data_folder_out": str(CELERY_QUEUE_DIR),
         "store_processed": False,
+        # kombu polls a virtual transport's folder once a second by default, which made
+        # every calculator run on the embedded queue wait 0.5 s on average; 50 ms costs a
+        # stat() of one folder twenty times a second.
+        "polling_interval": 0.05,
         # fanout/broadcast (worker remote control) exchanges; default is ./control
         "control_folder": str(VAR_DIR / "celery" / "control"),
     }

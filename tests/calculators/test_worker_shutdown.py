@@ -1,0 +1,60 @@
+"""A real worker, started as `make run` starts it (scripts/worker.sh), stops within 5 s of
+SIGTERM to its process group, and of Ctrl-C (SIGINT to the group)."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_S = 60
+
+
+def process_group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_worker_stops_within_five_seconds(tmp_path, sig):
+    log = tmp_path / "worker.log"
+    env = {
+        **os.environ,
+        "WORKER_LOGLEVEL": "INFO",
+        "DJANGO_SETTINGS_MODULE": "inferview.settings.base",
+    }
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            ["bash", "scripts/worker.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while "ready." not in log.read_text():  # Celery logs "celery@host ready." once consuming
+            assert proc.poll() is None, log.read_text()[-2000:]
+            assert time.monotonic() < deadline, "worker never became ready"
+            time.sleep(0.1)
+        started = time.monotonic()
+        os.killpg(proc.pid, sig)
+        while time.monotonic() - started < 10:
+            proc.poll()  # reap the wrapper, or its zombie would keep the group "alive"
+            if not process_group_alive(proc.pid):
+                break
+            time.sleep(0.05)
+        elapsed = time.monotonic() - started
+        assert not process_group_alive(proc.pid), "worker still running 10 s after the signal"
+        assert elapsed < 5.0, f"took {elapsed:.1f} s"
+    finally:
+        if process_group_alive(proc.pid):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
