@@ -29,12 +29,30 @@ def _register_revisions() -> None:
             reversion.register(model, follow=follow)
 
 
+def _connect_content_version() -> None:
+    """Any saved, deleted or relinked content item moves the content version."""
+    from django.db.models.signals import m2m_changed, post_delete, post_save
+
+    from . import content_version
+    from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+
+    for model in (Track, Concept, Question, CalculatorEmbed, Guide, GuideSection, GuideItem):
+        for signal in (post_save, post_delete):
+            signal.connect(
+                content_version.bump, sender=model, dispatch_uid=f"cv-{model.__name__}-{signal}"
+            )
+    m2m_changed.connect(
+        content_version.bump, sender=Question.concepts.through, dispatch_uid="cv-question-concepts"
+    )
+
+
 class QuestionsConfig(AppConfig):
     name = "questions"
     verbose_name = "Content"
 
     def ready(self) -> None:
         _register_revisions()
+        _connect_content_version()
         # Permissions exist only after migrate creates them, so the group is (re)built then.
         post_migrate.connect(_ensure_roles, sender=self)
         # Table rebuilds on SQLite drop the search index's triggers; put them back.

@@ -28,7 +28,7 @@ import yaml
 from django.db import transaction
 from django.utils import timezone
 
-from . import services
+from . import content_version, services
 from .models import (
     Access,
     CalculatorEmbed,
@@ -259,6 +259,8 @@ def import_content(root: Path, options: ImportOptions | None = None) -> ImportRe
     with reversion.create_revision():
         reversion.set_comment(f"Imported from files ({root.name})")
         _import_all(root, options, report)
+    if report.changed:
+        content_version.bump()  # renumbering uses update(), which sends no save signal
     return report
 
 

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from . import content_version
 from .models import Concept, Guide, Question, QuestionSlugHistory, Track
 from .tasks import schedule_similarity_recompute
 
@@ -134,6 +135,7 @@ def renumber_track(*, track: Track, ordered_ids: list[int] | None = None, user: 
         Question.objects.filter(pk=q.pk).update(number=offset + i)
     for i, q in enumerate(questions, start=1):
         Question.objects.filter(pk=q.pk).update(number=i)
+    content_version.bump()  # update() sends no save signal: retire cached pages here
     # Numbers were moved with update() (no save signals): record the new order explicitly.
     with reversion.create_revision():
         reversion.set_comment(f"Reordered {track.title}")

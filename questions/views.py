@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from inferview.access import policy
 from inferview.community import selectors as community
+from inferview.pagecache import anonymous_page
 
 from . import search as site_search
 from . import selectors
@@ -17,6 +18,7 @@ from .markdown import plain_text, render_markdown
 from .models import Difficulty, Guide, Kind, Track
 
 
+@anonymous_page
 def home(request: HttpRequest) -> HttpResponse:
     tracks = list(selectors.tracks_with_counts())
     for t in tracks:
@@ -33,6 +35,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@anonymous_page
 def curriculum(request: HttpRequest) -> HttpResponse:
     groups = selectors.curriculum()
     for g in groups:
@@ -46,6 +49,7 @@ def curriculum(request: HttpRequest) -> HttpResponse:
 TRACK_PAGE_SIZE = 50
 
 
+@anonymous_page
 def track(request: HttpRequest, slug: str) -> HttpResponse:
     """A track's questions, 50 to a page. Rows are rendered inline with their URL and dates
     prepared here once (``selectors.prepare_rows``), so render time grows with the page,
@@ -73,6 +77,7 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@anonymous_page
 def question_detail(request: HttpRequest, track_slug: str, number: int, slug: str | None = None):
     """A question's page. Its identity in the URL is the slug: the number is its place in
     the track and may change, so a stale number or an old slug redirects to the same
@@ -130,6 +135,7 @@ def _gone(request: HttpRequest, question) -> HttpResponse:
     )
 
 
+@anonymous_page
 def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     concept = selectors.concept_detail(slug)
     lock = policy.locked_reason(request.user, concept)
@@ -155,10 +161,12 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@anonymous_page
 def guide_list(request: HttpRequest) -> HttpResponse:
     return render(request, "questions/guide_list.html", {"guides": Guide.objects.published()})
 
 
+@anonymous_page
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = selectors.guide_detail(slug)
     sections = [
@@ -181,6 +189,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
+@anonymous_page
 def search(request: HttpRequest) -> HttpResponse:
     """Search page: ranked hits with snippets cut only from text this viewer may read."""
     text = request.GET.get("q", "").strip()

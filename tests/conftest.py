@@ -6,7 +6,9 @@ import pytest
 
 from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserFactory
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+os.environ.setdefault(
+    "DJANGO_ALLOW_ASYNC_UNSAFE", "true"
+)  # Playwright's sync API runs an event loop
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -164,7 +166,13 @@ def signed_in_page(live_server):
         c.force_login(user)
         cookie = c.cookies[dj_settings.SESSION_COOKIE_NAME]
         pg.context.add_cookies(
-            [{"name": dj_settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": live_server.url}]
+            [
+                {
+                    "name": dj_settings.SESSION_COOKIE_NAME,
+                    "value": cookie.value,
+                    "url": live_server.url,
+                }
+            ]
         )
         return pg
 

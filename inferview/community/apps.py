@@ -34,6 +34,14 @@ class CommunityConfig(AppConfig):
     verbose_name = "Community"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_delete, post_save
+
+        from questions import content_version
         from questions.dependents import register
 
+        from .models import Comment
+
         register(_readers_pointing_at)
+        # A comment shows on its page: posting, editing or hiding one retires cached pages.
+        post_save.connect(content_version.bump, sender=Comment, dispatch_uid="cv-comment-save")
+        post_delete.connect(content_version.bump, sender=Comment, dispatch_uid="cv-comment-delete")

@@ -134,13 +134,14 @@ def test_api_access_reports_tier_and_n(gated, as_tier, tier):
 def test_paywall_currency_follows_the_viewers_choice(gated, client, free_user):
     q = next(q for q in gated.questions if q.access == "premium")
     client.force_login(free_user)
+    # Both prices on one line, the viewer's currency first.
     assert (
-        'for <strong class="paywall-price">$25</strong>'
+        'for <strong class="paywall-price">$25 / ₹2,000</strong>'
         in client.get(q.get_absolute_url()).content.decode()
     )
     client.post("/premium/currency/", {"currency": "INR", "next": q.get_absolute_url()})
     html = client.get(q.get_absolute_url()).content.decode()
-    assert "₹2,000" in html.split('class="paywall"')[1]
+    assert 'for <strong class="paywall-price">₹2,000 / $25</strong>' in html
     free_user.refresh_from_db()
     assert free_user.preferred_currency == "INR"
 
@@ -205,7 +206,8 @@ def test_paywall_adds_one_query_to_a_locked_page(gated, as_tier, tier):
     paywall = [
         x["sql"]
         for x in ctx.captured_queries
-        if 'FROM "questions_question"' in x["sql"] and "COUNT(" in x["sql"]
+        if 'FROM "questions_question"' in x["sql"]
+        and "COUNT(" in x["sql"]
         and '"questions_question"."id", "questions_question"."published"' not in x["sql"]
     ]
     assert len(paywall) == 1, paywall

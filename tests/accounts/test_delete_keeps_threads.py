@@ -14,7 +14,9 @@ def test_deleting_an_account_blanks_its_comments_and_keeps_replies(client):
     question = QuestionFactory()
     leaver, stayer = UserFactory(), UserFactory()
     top = comment_create(user=leaver, question=question, body="My approach: secret-personal-words")
-    reply = comment_create(user=stayer, question=question, parent=top, body="A reply that must survive")
+    reply = comment_create(
+        user=stayer, question=question, parent=top, body="A reply that must survive"
+    )
 
     delete_account(user=leaver)
 

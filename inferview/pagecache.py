@@ -1,0 +1,74 @@
+"""Whole-page caching for anonymous readers, safe for the paywall.
+
+A page is cached only for a reader who is not signed in, so it can only ever hold what
+the anonymous tier may read, and it is only ever served to a reader who is not signed in.
+The key holds the content version (``questions.content_version``: any publish, edit,
+import, reorder or comment retires every cached page), the viewer's currency (the
+paywall's price) and the full path with its query string. A response is stored only when
+it is a plain 200 that sets no cookie and used no CSRF token (so no visitor's token is
+handed to another), and never while a flash message waits for the visitor.
+
+Signed-in readers get live pages; their expensive parts (rendered Markdown, the paywall
+counts, up next) are cached or precomputed below the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+
+from inferview.access import pricing
+from questions import content_version
+
+PAGE_SECONDS = 600  # also bounds how late a "New" badge can appear or go
+
+
+def _key(request: HttpRequest) -> str:
+    path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
+    return f"page:{content_version.current()}:{pricing.viewer_currency(request)}:{path}"
+
+
+def _has_pending_messages(request: HttpRequest) -> bool:
+    if "messages" in request.COOKIES:
+        return True
+    session = getattr(request, "session", None)
+    return bool(session is not None and session.session_key and session.get("_messages"))
+
+
+def _cacheable(request: HttpRequest, response: HttpResponse) -> bool:
+    return (
+        response.status_code == 200
+        and not response.cookies
+        and not getattr(response, "streaming", False)
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not request.META.get("CSRF_COOKIE_USED")
+    )
+
+
+def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Serve and store whole pages for anonymous GET requests (see the module docstring)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "GET" or request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        if _has_pending_messages(request):
+            return view(request, *args, **kwargs)
+        key = _key(request)
+        hit = cache.get(key)
+        if hit is not None:
+            content_type, content = hit
+            response = HttpResponse(content, content_type=content_type)
+            response["X-Page-Cache"] = "hit"
+            return response
+        response = view(request, *args, **kwargs)
+        if _cacheable(request, response):
+            cache.set(key, (response["Content-Type"], response.content), PAGE_SECONDS)
+        return response
+
+    return wrapped

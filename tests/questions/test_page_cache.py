@@ -1,0 +1,99 @@
+"""Anonymous pages are cached whole and retired by any content change or comment; a
+cached page is never served to a signed-in reader, so it can never carry (or withhold)
+another tier's answer."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inferview.community import services as community_services
+from questions import services
+from tests.factories import QuestionFactory
+
+
+def get(client, url):
+    response = client.get(url)
+    assert response.status_code == 200
+    return response, response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_second_anonymous_visit_is_served_from_the_cache(client):
+    q = QuestionFactory(access="open", answer="The open answer.")
+    first, _ = get(client, q.get_absolute_url())
+    assert first.get("X-Page-Cache") is None
+    with CaptureQueriesContext(connection) as queries:
+        second, html = get(client, q.get_absolute_url())
+    assert second["X-Page-Cache"] == "hit" and "The open answer." in html
+    assert len(queries) == 0  # the locmem test cache: no database at all
+
+
+@pytest.mark.django_db
+def test_an_edit_or_a_comment_retires_the_cached_page(client, free_user):
+    q = QuestionFactory(access="open", title="Old title?")
+    get(client, q.get_absolute_url())
+    q.title = "New title?"
+    services.save_content(q)
+    response, html = get(client, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "New title?" in html
+
+    get(client, q.get_absolute_url())  # cached again
+    community_services.comment_create(user=free_user, question=q, body="A first approach here.")
+    response, html = get(client, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "A first approach here." in html
+
+
+@pytest.mark.django_db
+def test_cached_anonymous_pages_never_reach_signed_in_readers(
+    client, client_for, premium_user, free_user
+):
+    locked = QuestionFactory(access="premium", answer="The premium reasoning.")
+    url = locked.get_absolute_url()
+    get(client, url)
+    _, anonymous_html = get(client, url)
+    assert "The premium reasoning." not in anonymous_html and 'class="paywall"' in anonymous_html
+
+    premium_response, premium_html = get(client_for(premium_user), url)
+    assert premium_response.get("X-Page-Cache") is None
+    assert "The premium reasoning." in premium_html
+
+    free_response, free_html = get(client_for(free_user), url)
+    assert free_response.get("X-Page-Cache") is None and "The premium reasoning." not in free_html
+
+    # And the premium reader's page was not stored for the next anonymous visitor.
+    _, again = get(client, url)
+    assert "The premium reasoning." not in again
+
+
+@pytest.mark.django_db
+def test_a_tier_change_is_never_hidden_by_the_cache(client, free_user):
+    """A visitor who signs in stops getting anonymous pages at once."""
+    q = QuestionFactory(access="account", answer="Account-level reasoning.")
+    get(client, q.get_absolute_url())
+    get(client, q.get_absolute_url())
+    client.force_login(free_user)
+    response, html = get(client, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "Account-level reasoning." in html
+
+
+@pytest.mark.django_db
+def test_a_page_with_a_csrf_token_is_not_stored(client, rf):
+    from django.http import HttpResponse
+    from django.middleware.csrf import get_token
+
+    from inferview.pagecache import anonymous_page
+
+    calls = []
+
+    @anonymous_page
+    def view(request):
+        calls.append(1)
+        return HttpResponse(f"<form>{get_token(request)}</form>")
+
+    from django.contrib.auth.models import AnonymousUser
+
+    for _ in range(2):
+        request = rf.get("/with-a-form/")
+        request.user = AnonymousUser()
+        view(request)
+    assert len(calls) == 2
