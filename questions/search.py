@@ -238,7 +238,8 @@ _PG_HEADLINE = (
     "StartSel={start}, StopSel={stop}, MaxWords=30, MinWords=12, "
     "FragmentDelimiter=' … ', MaxFragments=2"
 )
-_PG_CANDIDATES = 200  # rows ranked before headlines are cut (ts_headline is the costly part)
+_PG_CANDIDATES = 50  # the results page shows at most 50: headlines only for those
+_PG_HEADLINE_CHARS = 4000  # ts_headline re-parses its text; bound the cost per result
 
 
 def _search_postgres(text: str, user: Any, filters: SearchFilters) -> list[SearchHit]:
@@ -268,14 +269,16 @@ def _search_postgres(text: str, user: Any, filters: SearchFilters) -> list[Searc
             LIMIT %s
         )
         SELECT r.kind, r.object_id, r.rank,
-               ts_headline('english',
+               ts_headline('english', left(
                    r.title || ' ' || r.public_text
-                       || CASE WHEN r.readable THEN ' ' || r.guarded_text ELSE '' END,
+                       || CASE WHEN r.readable THEN ' ' || r.guarded_text ELSE '' END, %s),
                    q.query, %s),
                r.access
         FROM ranked r, q
     """
-    params = [text, levels, levels, kinds, levels, levels, _PG_CANDIDATES, options]
+    params = [
+        text, levels, levels, kinds, levels, levels, _PG_CANDIDATES, _PG_HEADLINE_CHARS, options
+    ]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()

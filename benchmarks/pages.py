@@ -1,0 +1,227 @@
+"""Page benchmark: gunicorn on PostgreSQL and Redis, driven by wrk, from one run.
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://... python benchmarks/pages.py
+    python benchmarks/pages.py --rounds 5 --seconds 5 --sizes 72,2000
+
+What it does, all in this process tree:
+1. Creates a scratch database ``<name>_bench`` next to DATABASE_URL's, migrates it and
+   imports the shipped content (the real pages, real sizes).
+2. Starts gunicorn (2 sync workers, production-like settings with DEBUG off) with the
+   site's URLs plus ``/__bare__/``: a view that returns "ok" through the same middleware
+   stack. That is the floor every page is compared with.
+3. Runs wrk (c=8, 2 threads) against each page in interleaved rounds (a shuffled order per
+   round, the bare view measured in every round) and prints, per page, the median
+   requests/s, the ratio to the bare view of the same round, and p50/p99 latency.
+4. Rebuilds the scratch database with N synthetic questions for each size in --sizes and
+   prints the search and track p50 at each size, with the ratio to the smallest.
+
+Needs wrk (Debian: apt-get install wrk), PostgreSQL and Redis. Prints figures only; the
+targets are in the performance issue (pages at 0.6x the bare view with p99 within 3x
+p50; signed-in question page 0.3x; search 0.3x; search and track p50 flat in size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def _die(message: str) -> None:
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
+def scratch_url(url: str) -> str:
+    parts = urlparse(url)
+    return urlunparse(parts._replace(path=parts.path.rstrip("/") + "_bench"))
+
+
+def env_for(db_url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if result.returncode:
+        _die(f"manage.py {' '.join(args)} failed:\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
+def recreate_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def prepare(env: dict[str, str], synthetic: int | None) -> dict[str, str]:
+    """Migrate, load content (shipped or synthetic) and return the URLs to measure."""
+    manage(env, "migrate", "--noinput", "-v0")  # noqa: the scratch database only
+    if synthetic is None:
+        manage(env, "import_content", "-v0")
+    else:
+        manage(env, "shell", "-c", f"from benchmarks.synthetic import build; build({synthetic})")
+    out = manage(env, "shell", "-c", "from benchmarks.synthetic import targets; targets()")
+    return dict(
+        line.split(" ", 1)
+        for line in out.strip().splitlines()
+        if line.startswith(("track ", "open ", "locked ", "concept ", "session "))
+    )
+
+
+def start_gunicorn(env: dict[str, str]) -> subprocess.Popen:
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    proc = subprocess.Popen(
+        [str(gunicorn), "benchmarks.wsgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "2",
+         "--worker-class", "sync", "--log-level", "warning"],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", PORT), timeout=0.5).close()
+            return proc
+        except OSError:
+            time.sleep(0.2)
+    _die("gunicorn did not start")
+    raise AssertionError
+
+
+def stop(proc: subprocess.Popen) -> None:
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=20)
+
+
+LATENCY = re.compile(r"^\s+(50|99)(?:\.0+)?%\s+([\d.]+)(us|ms|s)\s*$", re.MULTILINE)
+RATE = re.compile(r"Requests/sec:\s+([\d.]+)")
+UNIT = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def wrk(url: str, seconds: int, cookie: str | None = None) -> tuple[float, float, float]:
+    """(requests/s, p50 ms, p99 ms) from one wrk run; non-2xx answers abort the run."""
+    cmd = ["wrk", "-t2", "-c8", f"-d{seconds}s", "--latency", url]
+    if cookie:
+        cmd[1:1] = ["-H", f"Cookie: {cookie}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    if "Non-2xx" in out:
+        _die(f"{url} answered non-2xx:\n{out}")
+    lat = {p: float(v) * UNIT[u] for p, v, u in LATENCY.findall(out)}
+    rate = RATE.search(out)
+    if rate is None or set(lat) != {"50", "99"}:
+        _die(f"could not read wrk's output for {url}:\n{out}")
+    return float(rate.group(1)), lat["50"], lat["99"]
+
+
+def rounds(pages: dict[str, tuple[str, str | None]], n: int, seconds: int) -> None:
+    results: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in pages}
+    for r in range(n):
+        order = list(pages)
+        random.Random(r).shuffle(order)
+        bare_rps, _, _ = wrk(f"{BASE}/__bare__/", seconds)
+        results.setdefault("bare view", []).append((bare_rps, 1.0, 0.0, 0.0))
+        for name in order:
+            url, cookie = pages[name]
+            rps, p50, p99 = wrk(url, seconds, cookie)
+            results[name].append((rps, rps / bare_rps, p50, p99))
+    print(f"\n{'page':32} {'req/s':>8} {'/ bare':>7} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}")
+    for name, rows in results.items():
+        rps = statistics.median(x[0] for x in rows)
+        ratio = statistics.median(x[1] for x in rows)
+        p50 = statistics.median(x[2] for x in rows)
+        p99 = statistics.median(x[3] for x in rows)
+        tail = f"{p99 / p50:8.2f}" if p50 else f"{'':>8}"
+        print(f"{name:32} {rps:8.0f} {ratio:7.3f} {p50:8.1f} {p99:8.1f} {tail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=4)
+    parser.add_argument("--sizes", default="72,2000")
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        _die("wrk not found (apt-get install wrk)")
+    db_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    if not db_url.startswith("postgres") or not redis_url:
+        _die(
+            "set DATABASE_URL (PostgreSQL) and REDIS_URL: the benchmark measures the production pair"
+        )
+    bench_url = scratch_url(db_url)
+    name = urlparse(bench_url).path.lstrip("/")
+    env = env_for(bench_url)
+
+    recreate_database(db_url, name)
+    urls = prepare(env, None)
+    proc = start_gunicorn(env)
+    try:
+        session = urls.pop("session")
+        pages = {
+            "home": (f"{BASE}/", None),
+            "track": (BASE + urls["track"], None),
+            "open question (anonymous)": (BASE + urls["open"], None),
+            "locked question (anonymous)": (BASE + urls["locked"], None),
+            "concept": (BASE + urls["concept"], None),
+            "calculator": (f"{BASE}/calculators/decode_bound/", None),
+            'search "kv cache"': (f"{BASE}/search/?q=kv+cache", None),
+            "question, signed in": (BASE + urls["open"], f"sessionid={session}"),
+        }
+        print(f"Shipped content; gunicorn 2 sync workers; wrk c=8 for {args.seconds} s; "
+              f"{args.rounds} interleaved rounds; medians.")  # fmt: skip
+        rounds(pages, args.rounds, args.seconds)
+    finally:
+        stop(proc)
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    p50s: dict[int, dict[str, float]] = {}
+    for size in sizes:
+        recreate_database(db_url, name)
+        urls = prepare(env, size)
+        proc = start_gunicorn(env)
+        try:
+            # Signed in, so the page cache cannot flatter the figure: this is the render.
+            cookie = f"sessionid={urls['session']}"
+            search_url, track_url = f"{BASE}/search/?q=kv+cache", BASE + urls["track"]
+            p50s[size] = {
+                "search": statistics.median(
+                    [wrk(search_url, args.seconds, cookie)[1] for _ in range(args.rounds)]
+                ),
+                "track": statistics.median(
+                    [wrk(track_url, args.seconds, cookie)[1] for _ in range(args.rounds)]
+                ),
+            }
+        finally:
+            stop(proc)
+    base = sizes[0]
+    print(f"\n{'synthetic questions':>20} {'search p50':>11} {'x':>6} {'track p50':>10} {'x':>6}")
+    for size in sizes:
+        s, t = p50s[size]["search"], p50s[size]["track"]
+        print(
+            f"{size:>20} {s:10.1f}m {s / p50s[base]['search']:6.2f} {t:9.1f}m {t / p50s[base]['track']:6.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Synthetic content for benchmarks/pages.py (run inside ``manage.py shell``)."""
+
+from __future__ import annotations
+
+import random
+
+from django.db import transaction
+from django.utils import timezone
+
+WORDS = (
+    "kv cache prefill decode batch latency throughput tensor parallel pipeline bubble "
+    "bandwidth memory bound compute roofline kernel fusion attention flash paged block "
+    "scheduler queue goodput percentile quantization fp8 int4 scale group expert router "
+    "all reduce ring tree nvlink infiniband rail topology checkpoint shard optimizer state"
+).split()
+
+
+def _access(i: int, count: int) -> str:
+    """10 open, 10 account, the rest premium, as the shipped tracks; thirds when short."""
+    if count < 30:
+        return ("open", "account", "premium")[i % 3]
+    return "open" if i <= 10 else "account" if i <= 20 else "premium"
+
+
+@transaction.atomic
+def build(n: int, tracks: int = 6) -> None:
+    """``n`` published questions over ``tracks`` tracks, with answers of about 450 words."""
+    from questions.models import Concept, Question, Track
+
+    rng = random.Random(n)
+    now = timezone.now()
+    concepts = [
+        Concept.objects.create(
+            slug=f"concept-{i}", title=f"Concept {i}", category="serving", summary="S.",
+            body=" ".join(rng.choices(WORDS, k=400)), published=True, published_at=now,
+        )
+        for i in range(20)
+    ]  # fmt: skip
+    for t in range(tracks):
+        track = Track.objects.create(
+            slug=f"track-{t}", title=f"Track {t}", category="serving", summary="S.",
+            order=t, published=True, published_at=now,
+        )  # fmt: skip
+        count = n // tracks + (1 if t < n % tracks else 0)
+        Question.objects.bulk_create(
+            Question(
+                track=track, number=i, slug=f"q-{t}-{i}", key=f"k{t:02d}{i:05d}",
+                title=" ".join(rng.choices(WORDS, k=9)).capitalize() + "?",
+                summary=" ".join(rng.choices(WORDS, k=14)), body=" ".join(rng.choices(WORDS, k=60)),
+                answer=" ".join(rng.choices(WORDS, k=450)), difficulty="medium", kind="explain",
+                access=_access(i, count), published=True,
+                published_at=now, updated_at=now,
+            )
+            for i in range(1, count + 1)
+        )  # fmt: skip
+        through = Question.concepts.through
+        through.objects.bulk_create(
+            through(question_id=q.pk, concept_id=concepts[(q.number + j) % 20].pk)
+            for q in Question.objects.filter(track=track)
+            for j in range(2)
+        )
+
+
+def targets() -> None:
+    """Print the URLs the benchmark measures and a signed-in reader's session key."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from questions.models import Concept, Question, Track
+
+    track = Track.objects.filter(published=True).order_by("order").first()
+    open_q = Question.objects.filter(track=track, access="open", published=True).first()
+    locked = Question.objects.filter(track=track, access="premium", published=True).first()
+    concept = Concept.objects.filter(published=True, access="open").first()
+    client = Client()
+    reader, _ = get_user_model().objects.get_or_create(
+        username="bench-reader", defaults={"email": "bench-reader@inferview.invalid"}
+    )
+    client.force_login(reader)
+    print("track", track.get_absolute_url())
+    print("open", open_q.get_absolute_url())
+    print("locked", locked.get_absolute_url())
+    print("concept", concept.get_absolute_url())
+    print("session", client.cookies["sessionid"].value)
