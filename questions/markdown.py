@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from html import escape
+from html import escape, unescape
 
 import nh3
 from django.conf import settings
@@ -204,9 +204,13 @@ def render_untrusted_markdown(text: str) -> SafeString:
 
 
 def plain_text(text: str, limit: int | None = None) -> str:
-    """Markdown source reduced to plain text (for meta descriptions and snippets)."""
+    """Markdown source reduced to plain text (meta descriptions, excerpts, snippets).
+
+    The result is text, not HTML: "<b>" comes back as "<b>", and the template escapes it
+    once. (nh3 returns escaped HTML; unescaping it here avoids "&lt;b&gt;" on the page.)
+    """
     html = _md_untrusted.render(text or "")
-    plain = nh3.clean(html, tags=set()).replace("\n", " ")
+    plain = unescape(nh3.clean(html, tags=set())).replace("\n", " ")
     plain = " ".join(plain.split())
     if limit and len(plain) > limit:
         plain = plain[: limit - 1].rsplit(" ", 1)[0] + "…"

@@ -1,6 +1,6 @@
 """One error type and one exception handler, so every API error has the same shape::
 
-    {"error": {"code": "invalid", "message": "...", "fields": {"name": ["reason", ...]}}}
+{"error": {"code": "invalid", "message": "...", "fields": {"name": ["reason", ...]}}}
 """
 
 from typing import Any
@@ -55,7 +55,9 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
 def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, ApiError):
         return Response(
-            error_body(exc.code, exc.message, exc.fields), status=exc.status_code, headers=exc.headers
+            error_body(exc.code, exc.message, exc.fields),
+            status=exc.status_code,
+            headers=exc.headers,
         )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()

@@ -434,11 +434,18 @@ def reviews_for(
 
 
 def recent_comments(user: Any, *, limit: int = 10) -> list[Comment]:
-    return list(
+    """The learner's latest comments, each with ``excerpt``: plain text from the Markdown
+    source (escaped once by the template, so "<b>" reads as "<b>", not "&lt;b&gt;")."""
+    from questions.markdown import plain_text
+
+    comments = list(
         Comment.objects.filter(author=user, deleted_at__isnull=True)
         .select_related("author", "question__track", "concept")
         .order_by("-created_at", "-id")[:limit]
     )
+    for c in comments:
+        c.excerpt = plain_text(c.body, 120)
+    return comments
 
 
 def recent_attempts(user: Any, *, limit: int = 10) -> list[Attempt]:

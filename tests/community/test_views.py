@@ -234,3 +234,19 @@ def test_progress_buttons_mark_confident_and_start_over(client_for, free_user, q
     assert Progress.objects.get().status == "confident"
     c.post(f"/community/questions/{question.pk}/progress/", {"status": "not_started"})
     assert not Progress.objects.exists()
+
+
+def test_dashboard_comment_excerpt_shows_markup_as_typed_not_double_escaped(client_for, free_user):
+    from inferview.community import services
+    from tests.factories import QuestionFactory
+
+    q = QuestionFactory(access="open")
+    services.comment_create(
+        user=free_user, question=q, body="Why <script>alert(1)</script> & **this**?"
+    )
+    html = client_for(free_user).get("/dashboard/").content.decode()
+    excerpt = html.split('class="comment-excerpt">', 1)[1].split("</span>", 1)[0]
+    assert (
+        excerpt == "Why &lt;script&gt;alert(1)&lt;/script&gt; &amp; this?"
+    )  # escaped exactly once
+    assert "<script>alert(1)" not in html

@@ -62,7 +62,13 @@ def test_ninety_concepts_at_every_level():
     posts = [frontmatter.load(p) for p in CONTENT.glob("concepts/*.md")]
     assert len(posts) >= 90
     assert {p["level"] for p in posts} == {"foundations", "intermediate", "advanced"}
-    assert {p["category"] for p in posts} >= {"serving", "hardware", "kernels", "systems", "training"}
+    assert {p["category"] for p in posts} >= {
+        "serving",
+        "hardware",
+        "kernels",
+        "systems",
+        "training",
+    }
 
 
 def test_four_guides_with_two_hundred_items():
@@ -92,7 +98,7 @@ def test_each_diagram_is_self_contained_svg(path):
     root = doc.documentElement
     assert root.tagName == "svg" and root.getAttribute("viewBox"), path.name
     assert root.getElementsByTagName("title"), f"{path.name}: no <title>"
-    for forbidden in ("<script", "<image", "<foreignObject", "href=\"http", "@import"):
+    for forbidden in ("<script", "<image", "<foreignObject", 'href="http', "@import"):
         assert forbidden not in svg, f"{path.name}: {forbidden}"
 
 
