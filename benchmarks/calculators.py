@@ -169,6 +169,8 @@ def api_half(samples: int, redis_url: str | None) -> None:
 
     workdir = Path(tempfile.mkdtemp(prefix="calc-bench-"))
     # This process talks to the same broker and result store as the stack it starts.
+    os.environ.pop("REDIS_URL", None)
+    os.environ.pop("DATABASE_URL", None)
     os.environ.update(stack_env(workdir, redis_url))
     import django
 
