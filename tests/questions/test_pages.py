@@ -119,3 +119,13 @@ def test_a_long_track_is_paginated_by_fifty(client, make_track):
     assert last.count('<li class="question-row') == 20 and 'start="101"' in last
     q101 = track.questions.get(number=101)
     assert f'href="{q101.get_absolute_url()}"' in last  # the prefix-built URL is the canonical one
+
+
+def test_concept_cards_name_their_track_and_lock_and_lead_to_the_curriculum(client):
+    concept = ConceptFactory(category="hardware", access="premium", published=True)
+    q = QuestionFactory(access="open")
+    q.concepts.add(concept)
+    html = client.get(q.get_absolute_url()).content.decode()
+    card = html.split('class="concept-card"', 1)[1].split("</li>", 1)[0]
+    assert "GPUs and accelerators" in card and "Premium" in card
+    assert 'href="/curriculum/">Explore the full curriculum' in html
