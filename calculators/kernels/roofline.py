@@ -37,12 +37,9 @@ def roofline(
     else:
         raise ValueError("roofline needs intensity, or flops and bytes")
 
-    # In-place arithmetic below is deliberate: at 10^6 points every fresh temporary is
-    # 8 MB to fault in, which costs more than the arithmetic itself.
     ridge = safe_div(peak, bw)
-    # TB/s x FLOP/byte = TFLOP/s, so the memory roof is directly comparable with the peak.
-    attainable = np.asarray(np.multiply(ai, bw))
-    np.minimum(attainable, peak, out=attainable)
+    # TB/s × FLOP/byte = TFLOP/s, so the memory roof is directly comparable with the peak.
+    attainable = np.minimum(ai * bw, peak)
     out = {
         "ridge_intensity": ridge,
         "intensity": ai,
@@ -50,9 +47,7 @@ def roofline(
         "attainable_tflops": attainable,
     }
     if with_work:
-        compute_s = safe_div(fl, peak)
-        compute_s *= 1e-12
-        memory_s = safe_div(by, bw)
-        memory_s *= 1e-12
+        compute_s = safe_div(fl, peak) * 1e-12  # FLOP / (TFLOP/s) = 1e-12 s
+        memory_s = safe_div(by, bw) * 1e-12  # bytes / (TB/s) = 1e-12 s
         out.update(compute_s=compute_s, memory_s=memory_s, time_s=np.maximum(compute_s, memory_s))
     return shaped(shape, **out)

@@ -152,3 +152,14 @@ def test_decode_bound_sweeps_with_a_scalar_kv_equal_a_loop():
     # By hand for column A: (36.4 + 256 × 0.1) GB / (8 × 0.8) TB/s = 9.6875 ms.
     assert swept["memory_ms_per_step"][0] == approx((36.4 + 25.6) / 6.4)
     assert swept["compute_ms_per_step"][0] == approx(2 * 70 * 256 / (1978 * 0.6))
+
+
+def test_roofline_sweeps_over_the_peak():
+    """Regression: sweeping peak_tflops crashed (an in-place minimum into a 0-d array).
+    A workload of intensity 100 on 3.35 TB/s attains min(335, peak) TFLOP/s."""
+    from calculators.kernels import roofline
+
+    peaks = np.array([100.0, 335.0, 989.0])
+    out = roofline(peak_tflops=peaks, bandwidth_tbs=3.35, intensity=100.0)
+    assert out["attainable_tflops"].tolist() == approx([100.0, 335.0, 335.0])
+    assert out["bound"].tolist() == ["compute", "compute", "memory"]
