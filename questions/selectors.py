@@ -104,11 +104,15 @@ def prepare_rows(track: Track, questions: list[Question]) -> None:
     prefix = track.get_absolute_url()
     now = timezone.now()
     for q in questions:
-        q.url = f"{prefix}{q.number}/{q.slug}/"
         updated = timezone.localtime(q.updated_at)
-        q.updated_iso = updated.strftime("%Y-%m")
-        q.updated_label = updated.strftime("%b %Y")
-        q.new = bool(q.published_at and (now - q.published_at).days < settings.NEW_BADGE_DAYS)
+        row = {
+            "url": f"{prefix}{q.number}/{q.slug}/",
+            "updated_iso": updated.strftime("%Y-%m"),
+            "updated_label": updated.strftime("%b %Y"),
+            "new": bool(q.published_at and (now - q.published_at).days < settings.NEW_BADGE_DAYS),
+        }
+        for name, value in row.items():  # display attributes, like annotate_access's
+            setattr(q, name, value)
 
 
 def question_detail(track_slug: str, slug: str) -> Question:
