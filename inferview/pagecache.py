@@ -15,6 +15,7 @@ counts, up next) are cached or precomputed below the page.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -25,12 +26,13 @@ from django.http import HttpRequest, HttpResponse
 from inferview.access import pricing
 from questions import content_version
 
+logger = logging.getLogger(__name__)
 PAGE_SECONDS = 600  # also bounds how late a "New" badge can appear or go
 
 
-def _key(request: HttpRequest) -> str:
+def _key(request: HttpRequest, version: int) -> str:
     path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
-    return f"page:{content_version.current()}:{pricing.viewer_currency(request)}:{path}"
+    return f"page:{version}:{pricing.viewer_currency(request)}:{path}"
 
 
 def _has_pending_messages(request: HttpRequest) -> bool:
@@ -59,8 +61,15 @@ def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
             return view(request, *args, **kwargs)
         if _has_pending_messages(request):
             return view(request, *args, **kwargs)
-        key = _key(request)
-        hit = cache.get(key)
+        version = content_version.current()
+        if not version:  # the cache is unreachable: serve live pages
+            return view(request, *args, **kwargs)
+        key = _key(request, version)
+        try:
+            hit = cache.get(key)
+        except Exception:
+            logger.warning("page cache read failed; rendering live", exc_info=True)
+            return view(request, *args, **kwargs)
         if hit is not None:
             content_type, content = hit
             response = HttpResponse(content, content_type=content_type)
@@ -68,7 +77,10 @@ def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
             return response
         response = view(request, *args, **kwargs)
         if _cacheable(request, response):
-            cache.set(key, (response["Content-Type"], response.content), PAGE_SECONDS)
+            try:
+                cache.set(key, (response["Content-Type"], response.content), PAGE_SECONDS)
+            except Exception:
+                logger.warning("page cache write failed", exc_info=True)
         return response
 
     return wrapped
