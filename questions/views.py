@@ -56,11 +56,11 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     not with a template include, a reverse() and two date filters per row."""
     track, questions = selectors.track_detail(slug)
     selectors.annotate_access(request.user, questions)
-    community.annotate_questions(request.user, questions)  # a fixed number of queries
     readable = sum(1 for q in questions if q.viewer_can_read)
-    track.progress = community.progress_of(request.user, questions)
+    track.progress = community.track_progress(request.user, track, total=len(questions))
     page = Paginator(questions, TRACK_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = list(page.object_list)
+    community.annotate_questions(request.user, rows)  # the shown rows only
     selectors.prepare_rows(track, rows)
     return render(
         request,

@@ -77,9 +77,10 @@ def test_second_page_of_comments_costs_the_same(client):
     assert count(client, q.get_absolute_url() + "?cpage=3&csort=oldest") == first
 
 
-# Session, user, tier, then the page's own reads: the track page takes the learner's
-# progress from its annotated rows; the bookmarks page knows every row is bookmarked.
-LEARNER_LISTS = {"track": 8, "bookmarks": 6}
+# Session, user, tier, then the page's own reads: the track page counts the learner's
+# progress over the whole track in one grouped query and reads bookmarks, progress and
+# comment counts for the 50 rows it shows; the bookmarks page knows every row is bookmarked.
+LEARNER_LISTS = {"track": 9, "bookmarks": 6}
 
 
 @pytest.mark.parametrize("page", LEARNER_LISTS)
