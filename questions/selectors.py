@@ -70,9 +70,11 @@ def curriculum() -> list[CategoryGroup]:
     return [g for g in groups.values() if g.tracks or g.concepts]
 
 
-def track_detail(slug: str) -> tuple[Track, list[Question]]:
+def track_detail(slug: str) -> tuple[Track, QuerySet[Question]]:
+    """The published track and its published questions in order, as a queryset: the page
+    counts them in one query and loads only the rows it shows."""
     track = get_object_or_404(Track.objects.published(), slug=slug)
-    questions = list(
+    questions = (
         Question.objects.filter(track=track, published=True)
         .only(
             "id",
@@ -89,9 +91,17 @@ def track_detail(slug: str) -> tuple[Track, list[Question]]:
         )
         .order_by("number")
     )
-    for q in questions:
-        q.track = track
     return track, questions
+
+
+def track_counts(
+    questions: QuerySet[Question], readable_levels: tuple[str, ...]
+) -> tuple[int, int]:
+    """(questions, answers this viewer may read) in one query."""
+    counts = questions.order_by().aggregate(
+        total=Count("id"), readable=Count("id", filter=Q(access__in=readable_levels))
+    )
+    return counts["total"], counts["readable"]
 
 
 def prepare_rows(track: Track, questions: list[Question]) -> None:
