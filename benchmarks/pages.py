@@ -161,6 +161,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=4)
     parser.add_argument("--sizes", default="72,2000")
+    parser.add_argument("--only-sizes", action="store_true", help="skip the page table")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         _die("wrk not found (apt-get install wrk)")
@@ -173,6 +174,12 @@ def main() -> None:
     name = urlparse(bench_url).path.lstrip("/")
     env = env_for(bench_url)
 
+    if not args.only_sizes:
+        page_table(db_url, name, env, args)
+    size_table(db_url, name, env, args)
+
+
+def page_table(db_url: str, name: str, env: dict[str, str], args: argparse.Namespace) -> None:
     recreate_database(db_url, name)
     urls = prepare(env, None)
     proc = start_gunicorn(env)
@@ -194,6 +201,8 @@ def main() -> None:
     finally:
         stop(proc)
 
+
+def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     p50s: dict[int, dict[str, float]] = {}
     for size in sizes:
