@@ -7,7 +7,6 @@ bookmarks: per-item state is fetched for all items at once and attached in Pytho
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,18 +141,6 @@ def attach_track_progress(user: Any, tracks: Iterable[Track]) -> None:
     by_track = progress_by_track(user)
     for t in tracks:
         t.progress = TrackProgress(total=t.question_count, **by_track.get(t.pk, {}))
-
-
-def progress_of(user: Any, questions: list[Question]) -> TrackProgress | None:
-    """A track's progress from its questions after ``annotate_questions``: no query."""
-    if not _signed_in(user):
-        return None
-    statuses = Counter(q.progress_status for q in questions)
-    return TrackProgress(
-        total=len(questions),
-        attempted=statuses[ProgressStatus.ATTEMPTED],
-        confident=statuses[ProgressStatus.CONFIDENT],
-    )
 
 
 def track_progress(user: Any, track: Any, *, total: int) -> TrackProgress | None:
