@@ -10,7 +10,8 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from inferview.access import policy
-from inferview.community import selectors as community
+from inferview.community import pages as community_pages
+from inferview.community.practice import selectors as practice_selectors
 from inferview.pagecache import anonymous_page
 
 from . import search as site_search
@@ -25,12 +26,12 @@ def home(request: HttpRequest) -> HttpResponse:
     tracks = list(selectors.tracks_with_counts())
     for t in tracks:
         t.readable = selectors.readable_count(t, request.user)
-    community.attach_track_progress(request.user, tracks)
+    practice_selectors.attach_track_progress(request.user, tracks)
     latest = list(
         selectors.published_questions().select_related("track").order_by("-published_at")[:6]
     )
     selectors.annotate_access(request.user, latest)
-    community.annotate_questions(request.user, latest)
+    community_pages.annotate_questions(request.user, latest)
     guides = list(Guide.objects.published())
     return render(
         request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides}
@@ -44,7 +45,7 @@ def curriculum(request: HttpRequest) -> HttpResponse:
         for t in g.tracks:
             t.readable = selectors.readable_count(t, request.user)
         selectors.annotate_access(request.user, g.concepts)
-    community.attach_track_progress(request.user, [t for g in groups for t in g.tracks])
+    practice_selectors.attach_track_progress(request.user, [t for g in groups for t in g.tracks])
     return render(request, "questions/curriculum.html", {"groups": groups})
 
 
@@ -58,7 +59,7 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     grows little with the page and not at all with the track."""
     track, questions = selectors.track_detail(slug)
     total, readable = selectors.track_counts(questions, policy.readable_levels(request.user))
-    track.progress = community.track_progress(request.user, track, total=total)
+    track.progress = practice_selectors.track_progress(request.user, track, total=total)
     paginator = Paginator(questions, TRACK_PAGE_SIZE)
     paginator.count = total  # already counted, with the readable answers
     page = paginator.get_page(request.GET.get("page"))
@@ -66,7 +67,7 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     for q in rows:
         q.track = track
     selectors.annotate_access(request.user, rows)
-    community.annotate_questions(request.user, rows)  # the shown rows only
+    community_pages.annotate_questions(request.user, rows)  # the shown rows only
     selectors.prepare_rows(track, rows)
     tools = None
     if request.user.is_authenticated:
@@ -127,7 +128,7 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
     }
     # Bookmark, practice, difficulty, discussion and up next (skipping confident questions).
     context.update(
-        community.question_page_context(
+        community_pages.question_page_context(
             user=request.user,
             question=question,
             readable=lock is None,
@@ -154,7 +155,7 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     lock = policy.locked_reason(request.user, concept)
     questions = selectors.questions_for_concept(concept)
     selectors.annotate_access(request.user, questions)
-    community.annotate_questions(request.user, questions)
+    community_pages.annotate_questions(request.user, questions)
     return render(
         request,
         "questions/concept.html",
@@ -164,7 +165,7 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "body_html": render_markdown(concept.body) if lock is None else None,
             "questions": questions,
             "meta_description": concept.summary,
-            **community.concept_page_context(
+            **community_pages.concept_page_context(
                 user=request.user,
                 concept=concept,
                 sort=request.GET.get("csort", "newest"),

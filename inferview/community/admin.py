@@ -11,7 +11,8 @@ from django.db.models import Count, Q
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from . import services
+from inferview.community.discussion import services as discussion_services
+
 from .models import Bookmark, Comment, CommentReport, DifficultyVote, Progress, ReviewCard
 
 
@@ -121,13 +122,13 @@ class CommentAdmin(admin.ModelAdmin):
     @admin.action(description="Hide selected comments", permissions=["change"])
     def hide(self, request, queryset):
         for comment in queryset:
-            services.comment_hide(moderator=request.user, comment=comment)
+            discussion_services.comment_hide(moderator=request.user, comment=comment)
         self.message_user(request, f"Hid {queryset.count()} comment(s).", messages.SUCCESS)
 
     @admin.action(description="Restore selected comments", permissions=["change"])
     def restore(self, request, queryset):
         for comment in queryset:
-            services.comment_restore(moderator=request.user, comment=comment)
+            discussion_services.comment_restore(moderator=request.user, comment=comment)
         self.message_user(request, f"Restored {queryset.count()} comment(s).", messages.SUCCESS)
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
+from inferview.community.discussion.services import COMMENT_MAX_LENGTH
+from inferview.community.practice.services import APPROACH_MAX_LENGTH
+
 from .models import CommentReport, DifficultyFelt, ProgressStatus, Rating
-from .services import APPROACH_MAX_LENGTH, COMMENT_MAX_LENGTH
 
 
 class CommentForm(forms.Form):

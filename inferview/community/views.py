@@ -23,10 +23,17 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
 from inferview.api.errors import error_body
+from inferview.community import dashboard as learner_dashboard
+from inferview.community import pages as community_pages
+from inferview.community.bookmarks import selectors as bookmark_selectors
+from inferview.community.bookmarks import services as bookmark_services
+from inferview.community.discussion import selectors as discussion_selectors
+from inferview.community.discussion import services as discussion_services
+from inferview.community.practice import selectors as practice_selectors
+from inferview.community.practice import services as practice_services
 from questions.models import Concept, Question
 from questions.selectors import annotate_access, published_questions
 
-from . import selectors, services
 from .forms import ApproachForm, CommentForm, DifficultyForm, ProgressForm, RatingForm, ReportForm
 from .models import Comment, Rating
 from .ratelimits import comment_rate_limited
@@ -120,18 +127,22 @@ def bookmark_toggle(request: HttpRequest) -> HttpResponse:
     back = _safe_next(request, item.get_absolute_url())
     if not request.user.is_authenticated:
         return _login_redirect(request, back)
-    on = services.bookmark_toggle(user=request.user, **target)
+    on = bookmark_services.bookmark_toggle(user=request.user, **target)
     if _wants_json(request):
-        return JsonResponse({"bookmarked": on, "count": selectors.bookmark_count(request.user)})
+        return JsonResponse(
+            {"bookmarked": on, "count": bookmark_selectors.bookmark_count(request.user)}
+        )
     messages.success(request, "Bookmarked." if on else "Bookmark removed.")
     return redirect(back)
 
 
 @login_required
 def bookmark_list(request: HttpRequest) -> HttpResponse:
-    bookmarks = selectors.bookmarks_for(request.user)
+    bookmarks = bookmark_selectors.bookmarks_for(request.user)
     questions = [b.question for b in bookmarks if b.question_id]
-    selectors.annotate_questions(request.user, questions, bookmarked={q.pk for q in questions})
+    community_pages.annotate_questions(
+        request.user, questions, bookmarked={q.pk for q in questions}
+    )
     annotate_access(request.user, questions + [b.concept for b in bookmarks if b.concept_id])
     return render(request, "community/bookmarks.html", {"bookmarks": bookmarks})
 
@@ -146,7 +157,7 @@ def practice_save(request: HttpRequest, question: Question) -> HttpResponse:
     if form.is_valid():
         reveal = form.cleaned_data["action"] == "reveal"
         try:
-            services.approach_save(
+            practice_services.approach_save(
                 user=request.user,
                 question=question,
                 text=form.cleaned_data["approach"],
@@ -175,7 +186,7 @@ def review_rate(request: HttpRequest, question: Question) -> HttpResponse:
         messages.error(request, "Choose again, hard, good or easy.")
         return redirect(url + "#practice")
     try:
-        card = services.review_rate(
+        card = practice_services.review_rate(
             user=request.user, question=question, rating=form.cleaned_data["rating"]
         )
     except PermissionDenied as exc:
@@ -193,7 +204,7 @@ def progress_set(request: HttpRequest, question: Question) -> HttpResponse:
     url = question.get_absolute_url()
     form = ProgressForm(request.POST)
     if form.is_valid():
-        services.progress_set(
+        practice_services.progress_set(
             user=request.user, question=question, status=form.cleaned_data["status"]
         )
         messages.success(request, "Progress updated.")
@@ -204,13 +215,13 @@ def progress_set(request: HttpRequest, question: Question) -> HttpResponse:
 
 @login_required
 def review_list(request: HttpRequest) -> HttpResponse:
-    due, upcoming = selectors.reviews_for(request.user)
+    due, upcoming = practice_selectors.reviews_for(request.user)
     return render(request, "community/review.html", {"due": due, "upcoming": upcoming})
 
 
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "community/dashboard.html", selectors.dashboard(request.user))
+    return render(request, "community/dashboard.html", learner_dashboard.dashboard(request.user))
 
 
 # --- Difficulty ----------------------------------------------------------------------------
@@ -221,7 +232,7 @@ def difficulty_vote(request: HttpRequest, question: Question) -> HttpResponse:
     url = question.get_absolute_url()
     form = DifficultyForm(request.POST)
     if form.is_valid():
-        services.difficulty_vote(
+        practice_services.difficulty_vote(
             user=request.user, question=question, felt=form.cleaned_data["felt"]
         )
         messages.success(request, "Thanks: your sense of the difficulty is counted.")
@@ -240,7 +251,7 @@ def _thread_url(comment: Comment) -> str:
     newer = Comment.objects.filter(
         parent__isnull=True, **target, created_at__gt=top.created_at
     ).count()
-    page = newer // selectors.COMMENTS_PER_PAGE + 1
+    page = newer // discussion_selectors.COMMENTS_PER_PAGE + 1
     base = top.target.get_absolute_url()
     query = f"?cpage={page}" if page > 1 else ""
     return f"{base}{query}#comment-{comment.pk}"
@@ -272,7 +283,7 @@ def comment_post(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
                 form.add_error("parent", "That comment no longer exists.")
         if not form.errors:
             try:
-                comment = services.comment_create(
+                comment = discussion_services.comment_create(
                     user=request.user, body=form.cleaned_data["body"], parent=parent, **target
                 )
             except ValidationError as exc:
@@ -308,7 +319,7 @@ def comment_edit(request: HttpRequest, pk: int) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         try:
-            services.comment_edit(
+            discussion_services.comment_edit(
                 user=request.user, comment=comment, body=form.cleaned_data["body"]
             )
         except ValidationError as exc:
@@ -330,7 +341,7 @@ def comment_edit(request: HttpRequest, pk: int) -> HttpResponse:
 def comment_delete(request: HttpRequest, pk: int) -> HttpResponse:
     comment = _own_comment(request, pk)
     if request.method == "POST":
-        services.comment_delete(user=request.user, comment=comment)
+        discussion_services.comment_delete(user=request.user, comment=comment)
         messages.success(request, "Comment deleted. Replies stay in the thread.")
         return redirect(_thread_url(comment))
     return render(
@@ -342,12 +353,13 @@ def comment_delete(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def comment_report(request: HttpRequest, pk: int) -> HttpResponse:
     comment = get_object_or_404(
-        selectors.reportable_comments().select_related("question__track", "concept"), pk=pk
+        discussion_selectors.reportable_comments().select_related("question__track", "concept"),
+        pk=pk,
     )
     form = ReportForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
-            services.comment_report(
+            discussion_services.comment_report(
                 user=request.user,
                 comment=comment,
                 reason=form.cleaned_data["reason"],

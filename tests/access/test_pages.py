@@ -177,12 +177,12 @@ def test_og_tags_and_meta_never_carry_answers(gated, client):
 
 def test_server_error_page_carries_no_answer(gated, client_for, monkeypatch):
     """A view that fails after loading an answer still sends only the bare 500 page."""
-    from inferview.community import selectors as community
+    from inferview.community import pages as community_pages
 
     def boom(**kwargs):
         raise RuntimeError("failure after the answer was rendered")
 
-    monkeypatch.setattr(community, "question_page_context", boom)
+    monkeypatch.setattr(community_pages, "question_page_context", boom)
     premium = UserFactory()
     services.grant_premium(user=premium, granted_by=None, reason="500 test")
     client = client_for(premium, raise_request_exception=False)

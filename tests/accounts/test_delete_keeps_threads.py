@@ -3,8 +3,8 @@
 import pytest
 
 from inferview.accounts.services import delete_account
+from inferview.community.discussion.services import comment_create
 from inferview.community.models import Comment
-from inferview.community.services import comment_create
 from tests.factories import QuestionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from inferview.community.services import comment_create
+from inferview.community.discussion.services import comment_create
 from tests.factories import QuestionFactory
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 import pytest
 
-from inferview.community import services
+from inferview.community.discussion import services as discussion_services
 from inferview.community.models import Comment
 from tests.community.factories import CommentFactory, ProgressFactory
 from tests.factories import UserFactory
@@ -32,7 +32,7 @@ def test_hide_and_restore_actions(admin_client_for):
 def test_hidden_comment_with_replies_keeps_a_placeholder(client, staff_user):
     top = CommentFactory(body="Rude words")
     CommentFactory(question=top.question, parent=top, body="A calm reply")
-    services.comment_hide(moderator=staff_user, comment=top)
+    discussion_services.comment_hide(moderator=staff_user, comment=top)
     html = client.get(top.question.get_absolute_url()).content.decode()
     assert "[hidden by a moderator]" in html and "A calm reply" in html and "Rude words" not in html
 
@@ -40,7 +40,7 @@ def test_hidden_comment_with_replies_keeps_a_placeholder(client, staff_user):
 def test_reported_filter_and_changelist(admin_client_for):
     reported = CommentFactory(body="Reported one")
     CommentFactory(body="Quiet one")
-    services.comment_report(user=UserFactory(), comment=reported, reason="abuse")
+    discussion_services.comment_report(user=UserFactory(), comment=reported, reason="abuse")
     html = admin_client_for.get("/admin/community/comment/?state=reported").content.decode()
     assert "Reported one" in html and "Quiet one" not in html
     assert (

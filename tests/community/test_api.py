@@ -2,8 +2,9 @@
 
 import pytest
 
-from inferview.community import services
+from inferview.community.discussion import services as discussion_services
 from inferview.community.models import Bookmark, Comment, CommentReport, Progress, ReviewCard
+from inferview.community.practice import services as practice_services
 from tests.community.factories import CommentFactory
 from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserFactory
 
@@ -112,7 +113,7 @@ def test_practice_rating_reviews_progress_dashboard(client_for, free_user, quest
 
 
 def test_approach_is_never_visible_to_others(client_for, free_user, question):
-    services.approach_save(user=free_user, question=question, text="PRIVATE-APPROACH")
+    practice_services.approach_save(user=free_user, question=question, text="PRIVATE-APPROACH")
     other = client_for(UserFactory())
     assert (
         "PRIVATE-APPROACH"
@@ -208,7 +209,7 @@ def test_api_posting_shares_the_rate_limit(client_for, free_user, question):
 def test_hidden_comments_show_as_hidden(client, staff_user, question):
     c = CommentFactory(question=question)
     CommentFactory(question=question, parent=c)
-    services.comment_hide(moderator=staff_user, comment=c)
+    discussion_services.comment_hide(moderator=staff_user, comment=c)
     result = client.get(f"/api/v1/questions/{question.pk}/comments/").json()["results"][0]
     assert result["state"] == "hidden" and result["body"] == "" and result["author"] is None
 

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from inferview.community import services
+from inferview.community.bookmarks import services as bookmark_services
+from inferview.community.discussion import services as discussion_services
+from inferview.community.practice import services as practice_services
 from questions.markdown import plain_text
 from questions.models import Question
 from tests.community.test_xss import PAYLOADS
@@ -142,14 +144,14 @@ def test_pages_look_right(browser, live_server, signed_in_page, viewport):
     """Screenshots of each community page, and nothing overflowing sideways on a phone."""
     question, phrase = open_question_with_phrase()
     user = UserFactory()
-    services.bookmark_toggle(user=user, question=question)
-    services.approach_save(user=user, question=question, text="My plan", reveal=True)
-    services.review_rate(user=user, question=question, rating=3)
-    top = services.comment_create(
+    bookmark_services.bookmark_toggle(user=user, question=question)
+    practice_services.approach_save(user=user, question=question, text="My plan", reveal=True)
+    practice_services.review_rate(user=user, question=question, rating=3)
+    top = discussion_services.comment_create(
         user=UserFactory(), question=question, body="A **first** thought with `code`."
     )
-    services.comment_create(user=user, question=question, body="A reply.", parent=top)
-    services.difficulty_vote(user=user, question=question, felt="harder")
+    discussion_services.comment_create(user=user, question=question, body="A reply.", parent=top)
+    practice_services.difficulty_vote(user=user, question=question, felt="harder")
     name = "phone" if viewport is PHONE else "desktop"
     context = browser.new_context(viewport=viewport)
     page = signed_in_page(context.new_page(), user)
@@ -202,9 +204,9 @@ def test_xss_corpus_runs_no_script_in_chromium(browser, live_server, signed_in_p
     # NUL is refused at the door (see test_xss); the rest of that payload still runs here.
     bodies = [p.replace("\u0000", "") for p in PAYLOADS]
     for body in bodies:
-        tops.append(services.comment_create(user=author, question=q, body=body))
+        tops.append(discussion_services.comment_create(user=author, question=q, body=body))
     for body in bodies[:10]:
-        services.comment_create(user=author, question=q, body=body, parent=tops[0])
+        discussion_services.comment_create(user=author, question=q, body=body, parent=tops[0])
     viewer = UserFactory()
     context = browser.new_context(viewport=DESKTOP)
     page = signed_in_page(context.new_page(), viewer)

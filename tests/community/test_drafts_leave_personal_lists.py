@@ -2,7 +2,8 @@
 
 import pytest
 
-from inferview.community import selectors, services
+from inferview.community.bookmarks import selectors as bookmark_selectors
+from inferview.community.bookmarks import services as bookmark_services
 from tests.factories import QuestionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -12,8 +13,8 @@ def test_bookmark_count_and_list_skip_drafts():
     user = UserFactory()
     live, gone = QuestionFactory(), QuestionFactory()
     for q in (live, gone):
-        services.bookmark_toggle(user=user, question=q)
+        bookmark_services.bookmark_toggle(user=user, question=q)
     gone.published = False
     gone.save()
-    assert selectors.bookmark_count(user) == 1
-    assert [b.question_id for b in selectors.bookmarks_for(user)] == [live.pk]
+    assert bookmark_selectors.bookmark_count(user) == 1
+    assert [b.question_id for b in bookmark_selectors.bookmarks_for(user)] == [live.pk]

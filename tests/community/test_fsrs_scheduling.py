@@ -8,8 +8,10 @@ import datetime as dt
 
 import pytest
 
-from inferview.community import scheduling, selectors, services
+from inferview.community import scheduling
 from inferview.community.models import Attempt, Progress, Rating, ReviewCard
+from inferview.community.practice import selectors as practice_selectors
+from inferview.community.practice import services as practice_services
 from tests.factories import QuestionFactory
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +20,7 @@ AGAIN, HARD, GOOD, EASY = Rating.AGAIN, Rating.HARD, Rating.GOOD, Rating.EASY
 
 
 def rate(user, question, rating, at):
-    return services.review_rate(user=user, question=question, rating=rating, now=at)
+    return practice_services.review_rate(user=user, question=question, rating=rating, now=at)
 
 
 def test_a_sequence_of_ratings_schedules_the_expected_due_dates(fsrs_exact, free_user):
@@ -88,10 +90,10 @@ def test_review_page_lists_what_is_due(fsrs_exact, free_user):
     due_q, later_q = QuestionFactory(), QuestionFactory()
     rate(free_user, due_q, AGAIN, T0)  # due at 09:01
     rate(free_user, later_q, EASY, T0)  # due in 8 days
-    due, upcoming = selectors.reviews_for(free_user, now=T0 + dt.timedelta(minutes=2))
+    due, upcoming = practice_selectors.reviews_for(free_user, now=T0 + dt.timedelta(minutes=2))
     assert [c.question_id for c in due] == [due_q.pk]
     assert [c.question_id for c in upcoming] == [later_q.pk]
-    due, upcoming = selectors.reviews_for(free_user, now=T0 + dt.timedelta(days=9))
+    due, upcoming = practice_selectors.reviews_for(free_user, now=T0 + dt.timedelta(days=9))
     assert len(due) == 2 and upcoming == []
 
 
@@ -99,7 +101,7 @@ def test_rating_a_locked_answer_is_refused(free_user):
     from django.core.exceptions import PermissionDenied
 
     with pytest.raises(PermissionDenied):
-        services.review_rate(
+        practice_services.review_rate(
             user=free_user, question=QuestionFactory(access="premium"), rating=GOOD
         )
     assert not ReviewCard.objects.exists()
@@ -116,5 +118,5 @@ def test_invalid_rating_is_a_field_error(free_user):
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError) as exc:
-        services.review_rate(user=free_user, question=QuestionFactory(), rating=7)
+        practice_services.review_rate(user=free_user, question=QuestionFactory(), rating=7)
     assert "rating" in exc.value.message_dict

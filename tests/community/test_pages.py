@@ -2,7 +2,9 @@
 
 import pytest
 
-from inferview.community import services
+from inferview.community.bookmarks import services as bookmark_services
+from inferview.community.discussion import services as discussion_services
+from inferview.community.practice import services as practice_services
 from tests.community.factories import BookmarkFactory, CommentFactory, ProgressFactory
 from tests.factories import ConceptFactory, QuestionFactory, TrackFactory
 
@@ -31,7 +33,7 @@ def test_question_page_signed_in_hides_answer_until_revealed(client_for, free_us
     html = c.get(question.get_absolute_url()).content.decode()
     assert 'id="answer-text" hidden' in html
     assert "Save and reveal the answer" in html
-    services.approach_save(user=free_user, question=question, text="Mine", reveal=True)
+    practice_services.approach_save(user=free_user, question=question, text="Mine", reveal=True)
     html = c.get(question.get_absolute_url()).content.decode()
     assert 'id="answer-text" hidden' not in html
     assert "How well did you recall it?" in html
@@ -63,9 +65,9 @@ def test_concept_page_has_bookmark_and_discussion(client_for, free_user):
 
 
 def test_dashboard_review_bookmarks_pages(client_for, free_user, question):
-    services.bookmark_toggle(user=free_user, question=question)
-    services.review_rate(user=free_user, question=question, rating=3)
-    services.comment_create(user=free_user, question=question, body="My recent comment")
+    bookmark_services.bookmark_toggle(user=free_user, question=question)
+    practice_services.review_rate(user=free_user, question=question, rating=3)
+    discussion_services.comment_create(user=free_user, question=question, body="My recent comment")
     c = client_for(free_user)
     dash = c.get("/dashboard/").content.decode()
     assert question.title in dash and "My recent comment" in dash and "rated Good" in dash

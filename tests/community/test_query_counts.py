@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from inferview.community import services
+from inferview.community.practice import services as practice_services
 from questions import content_version, similarity
 from tests.community.factories import BookmarkFactory, CommentFactory
 from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserFactory
@@ -39,9 +39,9 @@ def learner_with_state(questions):
     user = UserFactory()
     for other in questions:
         BookmarkFactory(user=user, question=other)
-        services.approach_save(user=user, question=other, text="plan", reveal=True)
-        services.review_rate(user=user, question=other, rating=3)
-    services.difficulty_vote(user=user, question=questions[2], felt="harder")
+        practice_services.approach_save(user=user, question=other, text="plan", reveal=True)
+        practice_services.review_rate(user=user, question=other, rating=3)
+    practice_services.difficulty_vote(user=user, question=questions[2], felt="harder")
     return user
 
 

@@ -11,8 +11,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from inferview.community import services
 from inferview.community.models import Attempt, Rating, ReviewCard
+from inferview.community.practice import services as practice_services
 from tests.factories import QuestionFactory
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def test_first_rating_survives_a_concurrent_first_rating(user, fsrs_exact):
         return result
 
     with connection.execute_wrapper(competitor):
-        card = services.review_rate(user=user, question=q, rating=Rating.GOOD)
+        card = practice_services.review_rate(user=user, question=q, rating=Rating.GOOD)
 
     assert raced
     assert ReviewCard.objects.filter(user=user, question=q).count() == 1

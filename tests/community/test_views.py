@@ -237,11 +237,11 @@ def test_progress_buttons_mark_confident_and_start_over(client_for, free_user, q
 
 
 def test_dashboard_comment_excerpt_shows_markup_as_typed_not_double_escaped(client_for, free_user):
-    from inferview.community import services
+    from inferview.community.discussion import services as discussion_services
     from tests.factories import QuestionFactory
 
     q = QuestionFactory(access="open")
-    services.comment_create(
+    discussion_services.comment_create(
         user=free_user, question=q, body="Why <script>alert(1)</script> & **this**?"
     )
     html = client_for(free_user).get("/dashboard/").content.decode()

@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from inferview.community import services
+from inferview.community.discussion import services as discussion_services
 from questions.markdown import UNTRUSTED_TAGS, render_untrusted_markdown
 from tests.factories import QuestionFactory
 
@@ -116,7 +116,7 @@ def test_payload_leaves_no_raw_tag_handler_or_script_url(payload):
 def test_stored_comment_html_is_the_sanitised_rendering(free_user):
     q = QuestionFactory()
     for payload in PAYLOADS:
-        c = services.comment_create(
+        c = discussion_services.comment_create(
             user=free_user, question=q, body=payload.replace("\u0000", "") or "x"
         )
         assert c.body_html == str(render_untrusted_markdown(c.body))
@@ -126,7 +126,7 @@ def test_stored_comment_html_is_the_sanitised_rendering(free_user):
 def test_page_escapes_payloads(client, free_user):
     q = QuestionFactory()
     for payload in PAYLOADS[:20]:
-        services.comment_create(user=free_user, question=q, body=payload)
+        discussion_services.comment_create(user=free_user, question=q, body=payload)
     html = client.get(q.get_absolute_url()).content.decode()
     discussion = html[html.index('id="discussion-heading"') :]
     assert "<script>alert" not in discussion and "onerror=alert" not in discussion.replace(
@@ -139,5 +139,5 @@ def test_a_nul_byte_is_a_field_error_not_a_database_error(free_user):
 
     q = QuestionFactory()
     with pytest.raises(ValidationError) as exc:
-        services.comment_create(user=free_user, question=q, body="hi\u0000there")
+        discussion_services.comment_create(user=free_user, question=q, body="hi\u0000there")
     assert "Null characters" in str(exc.value.message_dict["body"])

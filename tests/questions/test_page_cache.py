@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from inferview.community import services as community_services
+from inferview.community.discussion import services as discussion_services
 from questions import services
 from tests.factories import QuestionFactory
 
@@ -38,7 +38,7 @@ def test_an_edit_or_a_comment_retires_the_cached_page(client, free_user):
     assert response.get("X-Page-Cache") is None and "New title?" in html
 
     get(client, q.get_absolute_url())  # cached again
-    community_services.comment_create(user=free_user, question=q, body="A first approach here.")
+    discussion_services.comment_create(user=free_user, question=q, body="A first approach here.")
     response, html = get(client, q.get_absolute_url())
     assert response.get("X-Page-Cache") is None and "A first approach here." in html
 

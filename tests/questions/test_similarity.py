@@ -4,7 +4,8 @@ on page views; closest neighbours share concepts; confident questions are skippe
 import numpy as np
 import pytest
 
-from inferview.community import selectors, services
+from inferview.community import discovery as discovery_selectors
+from inferview.community.practice import services as practice_services
 from questions import services as content_services
 from questions import similarity, tasks
 from questions.models import QuestionSimilarity
@@ -122,7 +123,7 @@ def _fresh(question):
 
 def test_closest_neighbours_share_the_questions_concepts(corpus, anonymous):
     similarity.recompute()
-    nxt, closest = selectors.up_next(_fresh(corpus["kv3"]), anonymous)
+    nxt, closest = discovery_selectors.up_next(_fresh(corpus["kv3"]), anonymous)
     assert nxt == corpus["tp"]
     concept_ids = set(corpus["kv3"].concepts.values_list("pk", flat=True))
     assert closest, "expected neighbours"
@@ -135,7 +136,7 @@ def test_closest_neighbours_share_the_questions_concepts(corpus, anonymous):
 
 def test_text_similarity_breaks_ties_and_finds_questions_without_shared_concepts(corpus, anonymous):
     similarity.recompute()
-    nxt, closest = selectors.up_next(_fresh(corpus["kv2"]), anonymous, limit=5)
+    nxt, closest = discovery_selectors.up_next(_fresh(corpus["kv2"]), anonymous, limit=5)
     assert nxt == corpus["kv3"] and nxt not in closest  # next in track is not repeated
     assert closest[0] == corpus["kv1"]  # shares both concepts
     assert corpus["textual"] in closest  # no concepts, found by TF-IDF cosine
@@ -146,9 +147,9 @@ def test_text_similarity_breaks_ties_and_finds_questions_without_shared_concepts
 
 def test_up_next_skips_confident_questions(corpus, free_user):
     similarity.recompute()
-    services.progress_set(user=free_user, question=corpus["kv2"], status="confident")
-    services.progress_set(user=free_user, question=corpus["tp"], status="confident")
-    nxt, closest = selectors.up_next(_fresh(corpus["kv1"]), free_user, limit=5)
+    practice_services.progress_set(user=free_user, question=corpus["kv2"], status="confident")
+    practice_services.progress_set(user=free_user, question=corpus["tp"], status="confident")
+    nxt, closest = discovery_selectors.up_next(_fresh(corpus["kv1"]), free_user, limit=5)
     assert nxt == corpus["kv3"]  # number 2 is confident, so the next one after it
     assert corpus["kv2"] not in closest and corpus["tp"] not in closest
 

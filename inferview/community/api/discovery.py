@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inferview.api.errors import ApiError
-from inferview.community import selectors
+from inferview.community import discovery as discovery_selectors
 from questions import search as site_search
 from questions.models import Difficulty, Kind
 from questions.selectors import published_questions
@@ -35,7 +35,7 @@ class UpNextView(APIView):
         question = get_object_or_404(
             published_questions().select_related("track").prefetch_related("concepts"), pk=pk
         )
-        nxt, closest = selectors.up_next(question, request.user)
+        nxt, closest = discovery_selectors.up_next(question, request.user)
         return Response(
             {
                 "next_in_track": QuestionBriefSerializer(nxt).data if nxt else None,

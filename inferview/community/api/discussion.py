@@ -19,10 +19,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inferview.api.errors import ApiError
-from inferview.community import selectors, services
+from inferview.community.discussion import selectors as discussion_selectors
+from inferview.community.discussion import services as discussion_services
 from inferview.community.models import (
     Comment,
 )
+from inferview.community.practice import selectors as practice_selectors
+from inferview.community.practice import services as practice_services
 from inferview.community.ratelimits import comment_rate_limited
 from questions.models import Question
 
@@ -41,11 +44,14 @@ from .serializers import (
 
 
 class CommentPagination(PageNumberPagination):
-    page_size = selectors.COMMENTS_PER_PAGE
+    page_size = discussion_selectors.COMMENTS_PER_PAGE
 
 
 SORT_PARAM = OpenApiParameter(
-    "sort", OpenApiTypes.STR, enum=list(selectors.SORTS), description="newest (default) or oldest"
+    "sort",
+    OpenApiTypes.STR,
+    enum=list(discussion_selectors.SORTS),
+    description="newest (default) or oldest",
 )
 PAGE_PARAM = OpenApiParameter("page", OpenApiTypes.INT)
 
@@ -60,7 +66,7 @@ class _DiscussionView(APIView):
         return [IsAuthenticated()] if self.request.method == "POST" else []
 
     def _list(self, request: Request, **kwargs) -> Response:
-        d = selectors.discussion(
+        d = discussion_selectors.discussion(
             **self.target(**kwargs),
             sort=request.query_params.get("sort", "newest"),
             page=request.query_params.get("page", 1),
@@ -94,7 +100,11 @@ class _DiscussionView(APIView):
                     {"parent": ["That comment no longer exists."]},
                 )
         comment = call_service(
-            services.comment_create, user=request.user, body=data["body"], parent=parent, **target
+            discussion_services.comment_create,
+            user=request.user,
+            body=data["body"],
+            parent=parent,
+            **target,
         )
         return Response(ReplySerializer(comment).data, status=status.HTTP_201_CREATED)
 
@@ -172,7 +182,10 @@ class CommentDetailView(APIView):
     def patch(self, request: Request, pk: int) -> Response:
         data = validated(CommentEditSerializer, request.data)
         comment = call_service(
-            services.comment_edit, user=request.user, comment=self._comment(pk), body=data["body"]
+            discussion_services.comment_edit,
+            user=request.user,
+            comment=self._comment(pk),
+            body=data["body"],
         )
         return Response(ReplySerializer(comment).data)
 
@@ -180,7 +193,9 @@ class CommentDetailView(APIView):
         summary="Delete your comment (replies stay)", responses={204: None}, tags=["community"]
     )
     def delete(self, request: Request, pk: int) -> Response:
-        call_service(services.comment_delete, user=request.user, comment=self._comment(pk))
+        call_service(
+            discussion_services.comment_delete, user=request.user, comment=self._comment(pk)
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -195,9 +210,9 @@ class CommentReportView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         data = validated(ReportWriteSerializer, request.data)
-        comment = get_object_or_404(selectors.reportable_comments(), pk=pk)
+        comment = get_object_or_404(discussion_selectors.reportable_comments(), pk=pk)
         call_service(
-            services.comment_report,
+            discussion_services.comment_report,
             user=request.user,
             comment=comment,
             reason=data["reason"],
@@ -214,7 +229,7 @@ class DifficultyView(APIView):
         return [IsAuthenticated()] if self.request.method == "PUT" else []
 
     def _payload(self, request: Request, question: Question) -> dict:
-        tally = selectors.difficulty_tally(question, request.user)
+        tally = practice_selectors.difficulty_tally(question, request.user)
         return {
             "difficulty": question.difficulty,
             "easier": tally.easier,
@@ -241,6 +256,9 @@ class DifficultyView(APIView):
         question = get_question(pk)
         data = validated(DifficultyWriteSerializer, request.data)
         call_service(
-            services.difficulty_vote, user=request.user, question=question, felt=data["felt"]
+            practice_services.difficulty_vote,
+            user=request.user,
+            question=question,
+            felt=data["felt"],
         )
         return Response(self._payload(request, question))

@@ -12,13 +12,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from inferview.community import selectors, services
+from inferview.community import dashboard as learner_dashboard
+from inferview.community.bookmarks import selectors as bookmark_selectors
+from inferview.community.bookmarks import services as bookmark_services
 from inferview.community.models import (
     Progress,
     ProgressStatus,
     Rating,
     ReviewCard,
 )
+from inferview.community.practice import selectors as practice_selectors
+from inferview.community.practice import services as practice_services
 from questions.models import Question
 
 from .common import call_service, get_concept, get_question, validated
@@ -46,7 +50,9 @@ class BookmarkListView(APIView):
         summary="Your bookmarks", responses=BookmarkSerializer(many=True), tags=["community"]
     )
     def get(self, request: Request) -> Response:
-        return Response(BookmarkSerializer(selectors.bookmarks_for(request.user), many=True).data)
+        return Response(
+            BookmarkSerializer(bookmark_selectors.bookmarks_for(request.user), many=True).data
+        )
 
     @extend_schema(
         summary="Toggle a bookmark",
@@ -61,8 +67,10 @@ class BookmarkListView(APIView):
             if data.get("question")
             else {"concept": get_concept(data["concept"])}
         )
-        on = call_service(services.bookmark_toggle, user=request.user, **target)
-        return Response({"bookmarked": on, "count": selectors.bookmark_count(request.user)})
+        on = call_service(bookmark_services.bookmark_toggle, user=request.user, **target)
+        return Response(
+            {"bookmarked": on, "count": bookmark_selectors.bookmark_count(request.user)}
+        )
 
 
 # --- Practice and review ---------------------------------------------------------------------
@@ -105,7 +113,7 @@ class PracticeView(APIView):
         question = get_question(pk)
         data = validated(PracticeWriteSerializer, request.data)
         call_service(
-            services.approach_save,
+            practice_services.approach_save,
             user=request.user,
             question=question,
             text=data["approach"],
@@ -128,7 +136,7 @@ class RatingView(APIView):
         data = validated(RatingWriteSerializer, request.data)
         rating = {label.lower(): value for value, label in Rating.choices}[data["rating"]]
         card = call_service(
-            services.review_rate, user=request.user, question=question, rating=rating
+            practice_services.review_rate, user=request.user, question=question, rating=rating
         )
         return Response(ReviewCardSerializer(card).data, status=status.HTTP_201_CREATED)
 
@@ -163,7 +171,10 @@ class ProgressSetView(APIView):
         question = get_question(pk)
         data = validated(ProgressWriteSerializer, request.data)
         call_service(
-            services.progress_set, user=request.user, question=question, status=data["status"]
+            practice_services.progress_set,
+            user=request.user,
+            question=question,
+            status=data["status"],
         )
         return Response(_practice_payload(request.user, question))
 
@@ -180,7 +191,7 @@ class ReviewsView(APIView):
         tags=["community"],
     )
     def get(self, request: Request) -> Response:
-        due, upcoming = selectors.reviews_for(request.user)
+        due, upcoming = practice_selectors.reviews_for(request.user)
         return Response(
             {
                 "due": ReviewCardSerializer(due, many=True).data,
@@ -198,7 +209,7 @@ class DashboardView(APIView):
         tags=["community"],
     )
     def get(self, request: Request) -> Response:
-        d = selectors.dashboard(request.user)
+        d = learner_dashboard.dashboard(request.user)
         tracks = [
             {
                 "slug": t.slug,

@@ -7,7 +7,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
-from inferview.community import services
+from inferview.community.discussion import services as discussion_services
 from inferview.community.models import (
     Bookmark,
     Comment,
@@ -18,6 +18,7 @@ from inferview.community.models import (
     Rating,
     ReviewCard,
 )
+from inferview.community.practice import services as practice_services
 from questions import search as site_search
 from questions.models import Concept, Difficulty, Question
 
@@ -112,7 +113,7 @@ class PracticeSerializer(serializers.Serializer):
 
 class PracticeWriteSerializer(serializers.Serializer):
     approach = serializers.CharField(
-        allow_blank=True, max_length=services.APPROACH_MAX_LENGTH, trim_whitespace=True
+        allow_blank=True, max_length=practice_services.APPROACH_MAX_LENGTH, trim_whitespace=True
     )
     reveal = serializers.BooleanField(default=False)
 
@@ -168,12 +169,12 @@ class CommentSerializer(ReplySerializer):
 
 
 class CommentWriteSerializer(serializers.Serializer):
-    body = serializers.CharField(max_length=services.COMMENT_MAX_LENGTH)
+    body = serializers.CharField(max_length=discussion_services.COMMENT_MAX_LENGTH)
     parent = serializers.IntegerField(required=False, allow_null=True)
 
 
 class CommentEditSerializer(serializers.Serializer):
-    body = serializers.CharField(max_length=services.COMMENT_MAX_LENGTH)
+    body = serializers.CharField(max_length=discussion_services.COMMENT_MAX_LENGTH)
 
 
 class ReportWriteSerializer(serializers.Serializer):

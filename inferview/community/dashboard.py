@@ -1,0 +1,33 @@
+"""The learner's dashboard, composed from the concern modules."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from inferview.community.bookmarks.selectors import (
+    bookmarks_for,
+)
+from inferview.community.discussion.selectors import (
+    recent_comments,
+)
+from inferview.community.practice.selectors import (
+    attach_track_progress,
+    recent_attempts,
+    reviews_for,
+)
+from questions import selectors as question_selectors
+
+
+def dashboard(user: Any, *, now: dt.datetime | None = None) -> dict[str, Any]:
+    tracks = list(question_selectors.tracks_with_counts())
+    attach_track_progress(user, tracks)
+    due, later = reviews_for(user, now=now)
+    return {
+        "tracks": tracks,
+        "due": due,
+        "upcoming": later,
+        "bookmarks": bookmarks_for(user),
+        "comments": recent_comments(user),
+        "attempts": recent_attempts(user),
+    }

@@ -1,0 +1,109 @@
+"""What the community templates need on content pages and lists, composed from the
+concern modules in a fixed number of queries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count
+
+from inferview.community.common import signed_in
+from inferview.community.discovery import up_next
+from inferview.community.discussion.selectors import (
+    discussion,
+    visible_comments,
+)
+from inferview.community.practice.selectors import (
+    Practice,
+    difficulty_tally,
+)
+from questions.models import Concept, Question
+
+from . import scheduling
+from .models import (
+    Bookmark,
+    Progress,
+    ProgressStatus,
+    Rating,
+    ReviewCard,
+)
+
+
+def annotate_questions(
+    user: Any,
+    questions: list[Question],
+    *,
+    comments: bool = True,
+    bookmarked: set[int] | None = None,
+) -> None:
+    """Attach ``is_bookmarked``, ``progress_status`` and ``comment_count`` to each question.
+
+    Three queries at most for any number of questions (none for the user's state when
+    signed out). A caller that already knows the bookmarked ids passes ``bookmarked``.
+    """
+    ids = [q.pk for q in questions]
+    statuses: dict[int, str] = {}
+    if signed_in(user) and ids:
+        if bookmarked is None:
+            bookmarked = set(
+                Bookmark.objects.filter(user=user, question_id__in=ids).values_list(
+                    "question_id", flat=True
+                )
+            )
+        statuses = dict(
+            Progress.objects.filter(user=user, question_id__in=ids).values_list(
+                "question_id", "status"
+            )
+        )
+    counts: dict[int, int] = {}
+    if comments and ids:
+        counts = dict(
+            visible_comments()
+            .filter(question_id__in=ids)
+            .values("question_id")
+            .annotate(n=Count("id"))
+            .values_list("question_id", "n")
+        )
+    for q in questions:
+        q.community_state = True  # templates show per-row tools only on annotated lists
+        q.is_bookmarked = q.pk in (bookmarked or ())
+        q.progress_status = statuses.get(q.pk, ProgressStatus.NOT_STARTED)
+        q.comment_count = counts.get(q.pk, 0)
+
+
+def question_page_context(
+    *, user: Any, question: Question, readable: bool, sort: str = "newest", page: Any = 1
+) -> dict[str, Any]:
+    """Everything the community templates need on a question page, in a fixed query count."""
+    is_signed_in = signed_in(user)
+    bookmarked = is_signed_in and Bookmark.objects.filter(user=user, question=question).exists()
+    progress = (
+        Progress.objects.filter(user=user, question=question).first() if is_signed_in else None
+    )
+    card = ReviewCard.objects.filter(user=user, question=question).first() if is_signed_in else None
+    practice = Practice(signed_in=is_signed_in, readable=readable, progress=progress, card=card)
+    if is_signed_in and readable and practice.revealed:
+        practice.intervals = scheduling.preview_intervals(card=card)
+    next_question, closest = up_next(question, user)
+    return {
+        "is_bookmarked": bookmarked,
+        "practice": practice,
+        "rating_choices": [
+            (value, label, practice.intervals.get(value)) for value, label in Rating.choices
+        ],
+        "difficulty": difficulty_tally(question, user),
+        "discussion": discussion(question=question, sort=sort, page=page),
+        "next_question": next_question,
+        "closest": closest,
+    }
+
+
+def concept_page_context(
+    *, user: Any, concept: Concept, sort: str = "newest", page: Any = 1
+) -> dict[str, Any]:
+    is_signed_in = signed_in(user)
+    return {
+        "is_bookmarked": is_signed_in
+        and Bookmark.objects.filter(user=user, concept=concept).exists(),
+        "discussion": discussion(concept=concept, sort=sort, page=page),
+    }
