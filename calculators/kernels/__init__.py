@@ -22,9 +22,12 @@ from .linear_params import linear_params
 from .local_fit import local_fit
 from .mig import mig
 from .moe_active import moe_active
+from .paged_kv_capacity import paged_kv_capacity
+from .prefill import prefill
 from .queueing import queueing
 from .response_time import response_time
 from .roofline import roofline
+from .serving_estimate import serving_estimate
 from .sliding_window import sliding_window
 from .sparsity_2_4 import sparsity_2_4
 from .speculative_decoding import speculative_decoding
@@ -54,6 +57,9 @@ KERNELS: dict[str, Kernel] = {
     "speculative_decoding": speculative_decoding,
     "queueing": queueing,
     "training_budget": training_budget,
+    "prefill": prefill,
+    "serving_estimate": serving_estimate,
+    "paged_kv_capacity": paged_kv_capacity,
 }
 
 __all__ = ["KERNELS", "Kernel", *KERNELS]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .architecture import LINEAR_PARAMS, MOE_ACTIVE, SLIDING_WINDOW
 from .base import BOOLEAN, CHOICE, INTEGER, NUMBER, CalculatorSpec, Input, Output, Point
 from .decode import DECODE_BOUND, LOCAL_FIT
+from .deployment import PAGED_KV_CAPACITY, PREFILL, SERVING_ESTIMATE
 from .latency import FALLBACK_LATENCY, RESPONSE_TIME
 from .memory import KV_CACHE, WEIGHT_MEMORY
 from .mig import MIG
@@ -37,6 +38,9 @@ SPECS: dict[str, CalculatorSpec] = {
         SPECULATIVE_DECODING,
         QUEUEING,
         TRAINING_BUDGET,
+        PREFILL,
+        SERVING_ESTIMATE,
+        PAGED_KV_CAPACITY,
     )
 }
 

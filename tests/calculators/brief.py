@@ -22,4 +22,7 @@ BRIEF_SLUGS = (
     "speculative_decoding",
     "queueing",
     "training_budget",
+    "prefill",
+    "serving_estimate",
+    "paged_kv_capacity",
 )

@@ -1,0 +1,79 @@
+"""Prefill: the FLOPs of reading a prompt, and the time to first token they imply.
+
+Units: params_b and embedding_params_b in billions of parameters, prompt_tokens (N) and
+batch counts, peak_tflops in TFLOP/s, bandwidth_tbs in TB/s (1e12 bytes/s),
+bytes_per_param in bytes, compute_efficiency a fraction (0-1]; FLOPs as counts,
+ttft_ms, compute_ms and memory_ms in milliseconds.
+
+linear_flops = 2·P·N·batch, where P leaves out the embedding table (a lookup, not a
+matmul). attention_flops = 4·layers·N²·heads·head_dim·batch for a full mask (Q·Kᵀ and
+attention·V, 2·N²·head_dim each per head and layer); a causal mask halves it, because
+FlashAttention-style kernels skip the blocks above the diagonal. The prompt's weights are
+read once, so with a bandwidth the time is max(compute, weight read): prefill is
+compute-bound for any prompt longer than the GPU's ridge point in tokens.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._common import broadcast, f64, labels_where, safe_div
+
+MASKS = ("causal", "full")
+
+
+def prefill(
+    *,
+    params_b: ArrayLike,
+    layers: ArrayLike,
+    heads: ArrayLike,
+    head_dim: ArrayLike,
+    prompt_tokens: ArrayLike,
+    peak_tflops: ArrayLike,
+    batch: ArrayLike = 1,
+    compute_efficiency: ArrayLike = 1.0,
+    mask: ArrayLike = "causal",
+    embedding_params_b: ArrayLike = 0.0,
+    bandwidth_tbs: ArrayLike | None = None,
+    bytes_per_param: ArrayLike = 2.0,
+) -> dict[str, np.ndarray]:
+    """Return linear_flops, attention_flops, total_flops, attention_share, compute_ms,
+    ttft_ms and, when bandwidth_tbs is given, memory_ms and bound ("compute"/"memory")."""
+    has_bw = bandwidth_tbs is not None
+    p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, mask_ = broadcast(
+        f64(params_b),
+        f64(embedding_params_b),
+        f64(layers),
+        f64(heads),
+        f64(head_dim),
+        f64(prompt_tokens),
+        f64(batch),
+        f64(peak_tflops),
+        f64(compute_efficiency),
+        f64(bytes_per_param),
+        f64(bandwidth_tbs if has_bw else 1.0),
+        np.asarray(mask, dtype=str),
+    )
+    linear_params = np.maximum(p - emb, 0.0) * 1e9
+    linear = 2.0 * linear_params * n * b
+    full_attention = 4.0 * nl * n**2 * nh * hd * b
+    attention = np.where(mask_ == "full", full_attention, full_attention / 2.0)
+    total = linear + attention
+    compute_ms = safe_div(total, peak * 1e12 * ce) * 1e3
+    out = {
+        "linear_flops": linear,
+        "attention_flops": attention,
+        "total_flops": total,
+        "attention_share": safe_div(attention, total),
+        "compute_ms": compute_ms,
+    }
+    if has_bw:
+        # Every weight is read once per prefill, whatever the batch.
+        memory_ms = safe_div(p * 1e9 * bpp, bw * 1e12) * 1e3
+        out["memory_ms"] = memory_ms
+        out["ttft_ms"] = np.maximum(compute_ms, memory_ms)
+        out["bound"] = labels_where(compute_ms >= memory_ms, "compute", "memory")
+    else:
+        out["ttft_ms"] = compute_ms
+    return out

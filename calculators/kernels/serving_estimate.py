@@ -1,0 +1,161 @@
+"""A whole-deployment estimate: does the model fit, how many requests at once, and how
+fast, for one replica of ``tp`` GPUs under continuous batching.
+
+Units: params_b and active_params_b in billions of parameters; layers, heads, kv_heads,
+head_dim, tp, tokens and concurrency counts; device_memory_gb in GB (1e9 bytes) per GPU;
+bandwidth_tbs in TB/s and peak_tflops in TFLOP/s per GPU; efficiencies and
+gpu_memory_utilization fractions; kv_bytes_per_token in bytes (the whole replica);
+times in ms (request_s in s); throughputs in tokens/s; cost in USD per 10^6 output tokens.
+
+The model, step by step (each line is one line of code below):
+- Memory per GPU: weights params·bytes / tp; the engine may use memory × utilisation;
+  what is left over, over all tp GPUs, is the KV pool.
+- KV bytes per token: 2·layers·kv_heads·head_dim·bytes (MHA/GQA), unless given.
+- max_concurrency: requests whose whole sequence (prompt + output) fits in the pool.
+- Decode step (ITL): every step reads all resident weights (at serving batch sizes an MoE
+  step touches nearly every expert; at batch 1 this overstates MoE reads) and each
+  request's KV at the mean decode context prompt + output/2, over tp GPUs' bandwidth;
+  it computes 2·active params plus the attention 4·layers·context·heads·head_dim FLOPs
+  per request. The slower of the two is the step. Tensor-parallel communication is left
+  out.
+- Prefill (TTFT without queueing): 2·active·N + causal attention 2·layers·N²·heads·
+  head_dim FLOPs for one prompt, or the one weight read if that is slower.
+- Throughput: in steady state each request lives through its output_tokens decode steps
+  and the prefills of the concurrency requests batched beside it (its own included), so
+  request_s = (concurrency·prefill + output·ITL), and by Little's law the replica emits
+  concurrency·output / request_s tokens per second.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._common import broadcast, f64, labels_where, safe_div
+
+PRECISION_BYTES = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "fp6": 0.75,
+    "fp4": 0.5,
+    "int4": 0.5,
+}
+PRECISIONS = tuple(PRECISION_BYTES)
+FIT_NOTES = ("fits", "KV cache too small for this concurrency", "weights do not fit")
+
+
+def precision_bytes(names: ArrayLike) -> np.ndarray:
+    """Bytes per element for an array of precision names."""
+    names = np.asarray(names, dtype=str)
+    out = np.full(names.shape, np.nan)
+    for name, size in PRECISION_BYTES.items():
+        out[names == name] = size
+    return out
+
+
+def serving_estimate(
+    *,
+    params_b: ArrayLike,
+    layers: ArrayLike,
+    heads: ArrayLike,
+    kv_heads: ArrayLike,
+    head_dim: ArrayLike,
+    device_memory_gb: ArrayLike,
+    bandwidth_tbs: ArrayLike,
+    peak_tflops: ArrayLike,
+    prompt_tokens: ArrayLike,
+    output_tokens: ArrayLike,
+    concurrency: ArrayLike,
+    active_params_b: ArrayLike | None = None,
+    weight_precision: ArrayLike = "bf16",
+    kv_precision: ArrayLike = "bf16",
+    tp: ArrayLike = 1,
+    bandwidth_efficiency: ArrayLike = 0.8,
+    compute_efficiency: ArrayLike = 0.5,
+    gpu_memory_utilization: ArrayLike = 0.9,
+    kv_bytes_per_token: ArrayLike | None = None,
+    gpu_cost_per_hour: ArrayLike | None = None,
+) -> dict[str, np.ndarray]:
+    """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
+    kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
+    itl_ms, decode_bound, request_s), the throughputs (tokens_per_s_per_user,
+    tokens_per_s_total) and, with gpu_cost_per_hour, cost_per_m_output_tokens."""
+    p, layers_, nh, nkv, hd, mem, bw, peak, n_in, n_out, conc, tp_, be, ce, util = broadcast(
+        f64(params_b),
+        f64(layers),
+        f64(heads),
+        f64(kv_heads),
+        f64(head_dim),
+        f64(device_memory_gb),
+        f64(bandwidth_tbs),
+        f64(peak_tflops),
+        f64(prompt_tokens),
+        f64(output_tokens),
+        f64(concurrency),
+        f64(tp),
+        f64(bandwidth_efficiency),
+        f64(compute_efficiency),
+        f64(gpu_memory_utilization),
+    )
+    active = p if active_params_b is None else f64(active_params_b)
+    wb = precision_bytes(weight_precision)
+    kb = precision_bytes(kv_precision)
+
+    # Memory: weights sharded over tp GPUs, the rest of the usable memory holds KV.
+    weights_gb = p * wb
+    weights_gb_per_gpu = weights_gb / tp_
+    usable_gb_per_gpu = mem * util
+    kv_pool_gb = np.maximum(usable_gb_per_gpu - weights_gb_per_gpu, 0.0) * tp_
+    kv_bpt = (
+        2.0 * layers_ * nkv * hd * kb if kv_bytes_per_token is None else f64(kv_bytes_per_token)
+    )
+    kv_capacity_tokens = np.floor(safe_div(kv_pool_gb * 1e9, kv_bpt))
+    seq_tokens = n_in + n_out
+    max_concurrency = np.floor(kv_capacity_tokens / seq_tokens)
+    weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
+    fits = weights_fit & (conc <= max_concurrency)
+    note = np.where(~weights_fit, 2, np.where(conc > max_concurrency, 1, 0))
+
+    # Decode: one step reads the weights and every request's KV, and computes per request.
+    context = n_in + n_out / 2.0
+    step_bytes = weights_gb * 1e9 + conc * context * kv_bpt
+    memory_ms = step_bytes / (tp_ * bw * 1e12 * be) * 1e3
+    step_flops = conc * (2.0 * active * 1e9 + 4.0 * layers_ * context * nh * hd)
+    compute_ms = step_flops / (tp_ * peak * 1e12 * ce) * 1e3
+    itl_ms = np.maximum(memory_ms, compute_ms)
+
+    # Prefill of one prompt (causal attention), or its one weight read if that is slower.
+    prefill_flops = 2.0 * active * 1e9 * n_in + 2.0 * layers_ * n_in**2 * nh * hd
+    prefill_ms = np.maximum(
+        prefill_flops / (tp_ * peak * 1e12 * ce) * 1e3,
+        weights_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
+    )
+
+    # Steady state: a request lives through its decode and the batch's prefills.
+    request_ms = conc * prefill_ms + n_out * itl_ms
+    tokens_per_s_total = conc * n_out / request_ms * 1e3
+    out = {
+        "weights_gb_per_gpu": weights_gb_per_gpu,
+        "kv_bytes_per_token": kv_bpt,
+        "kv_pool_gb": kv_pool_gb,
+        "kv_capacity_tokens": kv_capacity_tokens.astype(np.int64),
+        "max_concurrency": max_concurrency.astype(np.int64),
+        "fits": fits,
+        "fit_note": np.take(np.array(FIT_NOTES, dtype=object), note),
+        "prefill_ms": prefill_ms,
+        "memory_ms": memory_ms,
+        "compute_ms": compute_ms,
+        "itl_ms": itl_ms,
+        "decode_bound": labels_where(compute_ms > memory_ms, "compute", "memory"),
+        "tokens_per_s_per_user": 1e3 / itl_ms,
+        "tokens_per_s_total": tokens_per_s_total,
+        "request_s": request_ms / 1e3,
+    }
+    if gpu_cost_per_hour is not None:
+        usd_per_s = f64(gpu_cost_per_hour) * tp_ / 3600.0
+        out["cost_per_m_output_tokens"] = usd_per_s / tokens_per_s_total * 1e6
+    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
+    return {k: np.broadcast_to(v, shape) for k, v in out.items()}

@@ -1,0 +1,587 @@
+"""Specs for sizing a deployment: prefill, serving_estimate and paged_kv_capacity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from calculators.formatting import number
+from calculators.kernels.prefill import MASKS
+from calculators.kernels.prefill import prefill as prefill_kernel
+from calculators.kernels.serving_estimate import PRECISION_BYTES, PRECISIONS
+from calculators.kernels.serving_estimate import serving_estimate as serving_kernel
+
+from .base import (
+    CHOICE,
+    GPU_FILLS,
+    INTEGER,
+    CalculatorSpec,
+    Input,
+    Output,
+    Point,
+    PresetFill,
+    bytes_per_param,
+    column_label,
+    fraction,
+    params_b,
+    peak_tflops,
+)
+
+MEMORY_FILL = {"device_memory_gb": PresetFill("memory_gb")}
+
+
+def _count(name: str, label: str, *, default: int | None = None, hi: float = 1e6) -> Input:
+    return Input(name, label, "", default=default, min=1, max=hi, kind=INTEGER)
+
+
+def _tokens(name: str, label: str, *, default: int | None = None) -> Input:
+    return Input(name, label, "tokens", default=default, min=1, max=1e8, kind=INTEGER)
+
+
+def _device_memory() -> Input:
+    return Input(
+        "device_memory_gb",
+        "Device memory per GPU",
+        "GB",
+        min=0,
+        min_exclusive=True,
+        max=1e5,
+        help="1 GB = 10⁹ bytes. An 80 GiB card holds 85.9 GB.",
+    )
+
+
+def _utilization() -> Input:
+    return fraction(
+        "gpu_memory_utilization",
+        "Memory the engine may use",
+        0.9,
+        help="vLLM's gpu_memory_utilization (default 0.9).",
+    )
+
+
+# ---------------------------------------------------------------- prefill
+
+
+def _prefill_steps(p: Point) -> list[str]:
+    half = " / 2 (causal: masked blocks skipped)" if p.v("mask") == "causal" else ""
+    lines = [
+        f"linear_flops = 2 × (params − embedding) × N × batch = 2 × ({p.n('params_b')} − "
+        f"{p.n('embedding_params_b')}) × 10⁹ × {p.n('prompt_tokens')} × {p.n('batch')} = "
+        f"{p.f('linear_flops')}",
+        f"attention_flops = 4 × layers × N² × heads × head_dim × batch{half} = 4 × "
+        f"{p.n('layers')} × {p.n('prompt_tokens')}² × {p.n('heads')} × {p.n('head_dim')} × "
+        f"{p.n('batch')}{' / 2' if half else ''} = {p.f('attention_flops')}",
+        f"total_flops = {p.f('linear_flops')} + {p.f('attention_flops')} = {p.f('total_flops')}"
+        f" (attention {p.f('attention_share', 3)})",
+        f"compute_ms = total_flops / (peak × compute_efficiency) = {p.f('total_flops')} / "
+        f"({p.f('peak_tflops')} × {p.n('compute_efficiency')}) = {p.f('compute_ms')}",
+    ]
+    if p.has("memory_ms"):
+        lines += [
+            f"memory_ms = params × bytes_per_param / bandwidth = {p.n('params_b')} × 10⁹ × "
+            f"{p.f('bytes_per_param')} / {p.f('bandwidth_tbs')} = {p.f('memory_ms')}",
+            f"ttft_ms = max(compute, memory) = {p.f('ttft_ms')} ({p.v('bound')}-bound)",
+        ]
+    else:
+        lines.append(f"ttft_ms = compute_ms = {p.f('ttft_ms')} (no bandwidth given)")
+    return lines
+
+
+def _prefill_texts(p: Point) -> tuple[list[str], list[str]]:
+    est = [
+        f"Prefilling {p.n('batch')} × {p.n('prompt_tokens')} tokens takes "
+        f"{p.f('total_flops', 3)}, about {p.f('ttft_ms', 3)} before the first token.",
+        f"The N² attention term is {p.f('attention_share', 3)} of the work: 2·P·N alone "
+        f"would undercount it by that much.",
+    ]
+    if p.has("bound"):
+        est.append(
+            "Prefill is compute-bound here: the weights are read once for the whole prompt."
+            if p.v("bound") == "compute"
+            else "This prompt is so short that reading the weights takes longer than the "
+            "arithmetic: the step is memory-bound, like decode."
+        )
+    need = [
+        "Real TTFT adds queueing, tokenisation and the network; measure it at the client.",
+        "Attention kernels reach a lower fraction of peak than GEMMs at long context; "
+        "profile the kernels before trusting one compute_efficiency for both.",
+    ]
+    return est, need
+
+
+def _prefill_chart(points: list[Point]) -> dict[str, Any]:
+    lengths = np.logspace(7, 17, 41, base=2.0)  # 128 to 131,072 tokens
+    series = []
+    for p in points[:3]:
+        kw = {k: p.v(k) for k in ("bandwidth_tbs",) if p.v(k) is not None}
+        out = prefill_kernel(
+            params_b=p.v("params_b"),
+            embedding_params_b=p.v("embedding_params_b"),
+            layers=p.v("layers"),
+            heads=p.v("heads"),
+            head_dim=p.v("head_dim"),
+            prompt_tokens=lengths,
+            batch=p.v("batch"),
+            peak_tflops=p.v("peak_tflops"),
+            compute_efficiency=p.v("compute_efficiency"),
+            mask=p.v("mask"),
+            bytes_per_param=p.v("bytes_per_param"),
+            **kw,
+        )
+        series.append(
+            {
+                "label": column_label(p, points)[:1] if len(points) > 1 else "TTFT",
+                "x": lengths.tolist(),
+                "y": out["ttft_ms"].tolist(),
+            }
+        )
+    return {
+        "type": "line",
+        "title": "Time to first token against prompt length",
+        "x_label": "prompt tokens",
+        "y_label": "TTFT (ms)",
+        "x_log": True,
+        "y_log": True,
+        "series": series,
+        "points": [
+            {"label": column_label(p, points)[:1], "x": p.v("prompt_tokens"), "y": p.v("ttft_ms")}
+            for p in points[:3]
+        ],
+    }
+
+
+PREFILL = CalculatorSpec(
+    slug="prefill",
+    title="Prefill FLOPs and time to first token",
+    summary="The FLOPs of reading a prompt, with the N² attention term, and the time to "
+    "first token on a GPU.",
+    inputs=(
+        params_b(),
+        _count("layers", "Layers", hi=1000),
+        _count("heads", "Attention heads (query)", hi=1024),
+        _count("head_dim", "Head dimension", hi=4096),
+        _tokens("prompt_tokens", "Prompt length N"),
+        _count("batch", "Prompts in the batch", default=1),
+        peak_tflops(),
+        fraction("compute_efficiency", "Compute efficiency", 0.5),
+        Input("mask", "Attention mask", kind=CHOICE, choices=MASKS, default="causal"),
+        Input(
+            "embedding_params_b",
+            "Embedding table (left out of the FLOPs)",
+            "billion",
+            default=0.0,
+            min=0,
+            max=1e5,
+            help="vocab × hidden / 10⁹; a lookup, not a matmul.",
+        ),
+        Input(
+            "bandwidth_tbs",
+            "Memory bandwidth",
+            "TB/s",
+            min=0,
+            min_exclusive=True,
+            max=1000,
+            required=False,
+            help="Optional: with it, the page checks whether the prompt is compute-bound.",
+        ),
+        bytes_per_param(default=2.0),
+    ),
+    outputs=(
+        Output("linear_flops", "Linear-layer FLOPs", "FLOP"),
+        Output("attention_flops", "Attention FLOPs", "FLOP"),
+        Output("total_flops", "Total FLOPs", "FLOP"),
+        Output("attention_share", "Attention share", kind="pct"),
+        Output("compute_ms", "Compute time", "ms"),
+        Output("memory_ms", "Weight read time", "ms"),
+        Output("ttft_ms", "Time to first token", "ms"),
+        Output("bound", "Bound by", kind="text"),
+    ),
+    chart_type="line",
+    steps=_prefill_steps,
+    texts=_prefill_texts,
+    chart=_prefill_chart,
+    preset_fills=GPU_FILLS,
+    example={
+        "params_b": 8.03,
+        "embedding_params_b": 0.525,
+        "layers": 32,
+        "heads": 32,
+        "head_dim": 128,
+        "prompt_tokens": 8192,
+        "batch": 1,
+        "peak_tflops": 989,
+        "bandwidth_tbs": 3.35,
+    },
+)
+
+# ---------------------------------------------------------------- serving_estimate
+
+
+def _serving_steps(p: Point) -> list[str]:
+    tp = p.n("tp")
+    lines = [
+        f"weights per GPU = params × bytes({p.v('weight_precision')}) / tp = "
+        f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {tp} = "
+        f"{p.f('weights_gb_per_gpu')}",
+    ]
+    if p.inputs.get("kv_bytes_per_token") is None:
+        lines.append(
+            f"kv_bytes_per_token = 2 × layers × kv_heads × head_dim × bytes({p.v('kv_precision')})"
+            f" = 2 × {p.n('layers')} × {p.n('kv_heads')} × {p.n('head_dim')} × "
+            f"{number(_bytes(p.v('kv_precision')))} = {p.f('kv_bytes_per_token')}"
+        )
+    lines += [
+        f"KV pool = (memory × utilisation − weights per GPU) × tp = ({p.f('device_memory_gb')}"
+        f" × {p.n('gpu_memory_utilization')} − {p.f('weights_gb_per_gpu')}) × {tp} = "
+        f"{p.f('kv_pool_gb')}",
+        f"kv_capacity_tokens = KV pool / kv_bytes_per_token = {p.n('kv_capacity_tokens')}",
+        f"max_concurrency = ⌊capacity / (prompt + output)⌋ = ⌊{p.n('kv_capacity_tokens')} / "
+        f"({p.n('prompt_tokens')} + {p.n('output_tokens')})⌋ = {p.n('max_concurrency')}",
+        f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes) / "
+        f"(tp × bandwidth × efficiency) = {p.f('memory_ms')}",
+        f"decode compute time = concurrency × (2 × active params + 4 × layers × context × "
+        f"heads × head_dim) / (tp × peak × efficiency) = {p.f('compute_ms')}",
+        f"itl_ms = max of the two = {p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
+        f"tokens_per_s_per_user = 1000 / itl = {p.f('tokens_per_s_per_user')}",
+        f"prefill_ms = max(FLOPs of one prompt / compute, weight read) = {p.f('prefill_ms')}",
+        f"request_s = concurrency × prefill + output × itl = {p.n('concurrency')} × "
+        f"{p.f('prefill_ms')} + {p.n('output_tokens')} × {p.f('itl_ms')} = {p.f('request_s')}",
+        f"tokens_per_s_total = concurrency × output / request_s = {p.n('concurrency')} × "
+        f"{p.n('output_tokens')} / {p.f('request_s')} = {p.f('tokens_per_s_total')}",
+    ]
+    if p.has("cost_per_m_output_tokens"):
+        lines.append(
+            f"cost per 10⁶ output tokens = gpu_cost × tp / 3600 / tokens_per_s_total × 10⁶ = "
+            f"{p.f('cost_per_m_output_tokens')}"
+        )
+    return lines
+
+
+def _bytes(name: str) -> float:
+    return PRECISION_BYTES[name]
+
+
+def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
+    note = p.v("fit_note")
+    if note == "weights do not fit":
+        est = [
+            f"The weights do not fit: {p.f('weights_gb_per_gpu', 3)} per GPU against "
+            f"{number(p.v('device_memory_gb') * p.v('gpu_memory_utilization'), sig=3)} GB "
+            "usable. Raise tp, quantise the weights, or choose a larger GPU."
+        ]
+    elif note == "fits":
+        est = [
+            f"It fits: {p.n('concurrency')} requests of {p.n('prompt_tokens')} + "
+            f"{p.n('output_tokens')} tokens need "
+            f"{number(p.v('concurrency') * (p.v('prompt_tokens') + p.v('output_tokens')))} of "
+            f"the {p.n('kv_capacity_tokens')} KV tokens (at most {p.n('max_concurrency')} at once)."
+        ]
+    else:
+        est = [
+            f"The weights fit but the KV cache holds only {p.n('max_concurrency')} requests of "
+            f"{number(p.v('prompt_tokens') + p.v('output_tokens'))} tokens, not "
+            f"{p.n('concurrency')}: the engine would queue or preempt the rest. Lower the "
+            "KV precision, raise tp or cap the context."
+        ]
+    if note != "weights do not fit":
+        est.append(
+            f"Each user streams {p.f('tokens_per_s_per_user', 3)} ({p.f('itl_ms', 3)} per "
+            f"token, {p.v('decode_bound')}-bound); the replica emits "
+            f"{p.f('tokens_per_s_total', 3)} in total, first token after "
+            f"{p.f('prefill_ms', 3)} without queueing."
+        )
+        if p.has("cost_per_m_output_tokens"):
+            est.append(f"Output tokens cost {p.f('cost_per_m_output_tokens', 3)} per million.")
+    need = [
+        "Tensor-parallel all-reduces, CUDA graphs, sampling and the scheduler add to every "
+        "step; benchmark the engine (vLLM's benchmark_serving, SGLang's bench_serving) at "
+        "your prompt and output lengths.",
+        "Real traffic varies in length: engines admit by current length and preempt, so "
+        "measured concurrency can exceed this whole-sequence reservation.",
+    ]
+    return est, need
+
+
+SERVING_CURVE = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def serving_curve(p: Point) -> dict[str, np.ndarray]:
+    """The kernel over a range of concurrencies at one point's other inputs."""
+    limit = max(int(p.v("max_concurrency") or 0), 1)
+    top = max(limit * 2, int(p.v("concurrency")) * 2, 16)
+    conc = np.array(sorted({c for c in SERVING_CURVE if c <= top} | {limit}), dtype=float)
+    kw = {i.name: p.inputs[i.name] for i in SERVING_ESTIMATE.inputs if i.name in p.inputs}
+    kw["concurrency"] = conc
+    out = serving_kernel(**kw)
+    return {"concurrency": conc, **out}
+
+
+def _serving_chart(points: list[Point]) -> dict[str, Any]:
+    series, marks = [], []
+    for p in points[:2]:
+        curve = serving_curve(p)
+        x, y = curve["tokens_per_s_per_user"], curve["tokens_per_s_total"]
+        inside = curve["concurrency"] <= max(p.v("max_concurrency"), 1)
+        name = column_label(p, points)[:1] + ": " if len(points) > 1 else ""
+        series.append({"label": f"{name}fits", "x": x[inside].tolist(), "y": y[inside].tolist()})
+        # The dashed part starts at the last point that fits, so the two parts join.
+        beyond = ~inside
+        if beyond.any():
+            beyond[max(int(np.argmax(beyond)) - 1, 0)] = True
+            series.append(
+                {
+                    "label": f"{name}beyond KV",
+                    "x": x[beyond].tolist(),
+                    "y": y[beyond].tolist(),
+                }
+            )
+        limit = int(p.v("max_concurrency"))
+        if limit >= 1:
+            at = np.flatnonzero(curve["concurrency"] == limit)[0]
+            marks.append(
+                {"label": f"{name}memory limit B={limit}", "x": float(x[at]), "y": float(y[at])}
+            )
+        marks.append(
+            {
+                "label": f"{name}B={p.n('concurrency')}",
+                "x": p.v("tokens_per_s_per_user"),
+                "y": p.v("tokens_per_s_total"),
+            }
+        )
+    return {
+        "type": "line",
+        "title": "Throughput against speed per user, across concurrency",
+        "x_label": "tokens/s per user",
+        "y_label": "tokens/s total",
+        "x_log": True,
+        "y_log": True,
+        "series": series,
+        "points": marks,
+    }
+
+
+def _serving_check(clean: dict[str, Any]) -> dict[str, list[str]]:
+    errors: dict[str, list[str]] = {}
+    heads, kv = clean.get("heads"), clean.get("kv_heads")
+    if isinstance(heads, int) and isinstance(kv, int) and kv > heads:
+        errors["kv_heads"] = [f"must not exceed heads ({heads}); GQA shares KV heads"]
+    active, total = clean.get("active_params_b"), clean.get("params_b")
+    if isinstance(active, float) and isinstance(total, float) and active > total:
+        errors["active_params_b"] = [f"must not exceed params_b ({total:g})"]
+    return errors
+
+
+SERVING_ESTIMATE = CalculatorSpec(
+    slug="serving_estimate",
+    title="Serving estimate: fit, concurrency, latency and throughput",
+    summary="Whether a model fits on a GPU, how many requests its KV cache holds, and the "
+    "TTFT, inter-token latency, throughput and cost of one replica.",
+    inputs=(
+        params_b("Parameters (all experts)"),
+        Input(
+            "active_params_b",
+            "Active parameters per token",
+            "billion",
+            min=0,
+            min_exclusive=True,
+            max=1e5,
+            required=False,
+            help="For MoE models; defaults to all parameters.",
+        ),
+        _count("layers", "Layers", hi=1000),
+        _count("heads", "Attention heads (query)", hi=1024),
+        _count("kv_heads", "KV heads", hi=1024),
+        _count("head_dim", "Head dimension", hi=4096),
+        Input(
+            "kv_bytes_per_token",
+            "KV bytes per token (override)",
+            "bytes",
+            min=0,
+            min_exclusive=True,
+            max=1e9,
+            required=False,
+            help="For MLA: layers × (kv_lora_rank + rope_head_dim) × bytes.",
+        ),
+        Input(
+            "weight_precision", "Weight precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
+        ),
+        Input(
+            "kv_precision", "KV cache precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
+        ),
+        _device_memory(),
+        Input("bandwidth_tbs", "Memory bandwidth", "TB/s", min=0, min_exclusive=True, max=1000),
+        peak_tflops(),
+        _count("tp", "GPUs per replica (tensor parallel)", default=1, hi=1024),
+        _tokens("prompt_tokens", "Prompt tokens"),
+        _tokens("output_tokens", "Output tokens"),
+        _count("concurrency", "Concurrent requests"),
+        fraction("bandwidth_efficiency", "Bandwidth efficiency", 0.8),
+        fraction("compute_efficiency", "Compute efficiency", 0.5),
+        _utilization(),
+        Input("gpu_cost_per_hour", "GPU cost", "USD/h", min=0, max=1e6, required=False),
+    ),
+    outputs=(
+        Output("weights_gb_per_gpu", "Weights per GPU", "GB"),
+        Output("kv_bytes_per_token", "KV bytes per token", "bytes"),
+        Output("kv_pool_gb", "KV pool (replica)", "GB"),
+        Output("kv_capacity_tokens", "KV capacity", "tokens"),
+        Output("max_concurrency", "Most requests at once", kind="integer"),
+        Output("fits", "Fits", kind="boolean"),
+        Output("fit_note", "Why", kind="text"),
+        Output("prefill_ms", "Prefill (TTFT without queueing)", "ms"),
+        Output("itl_ms", "Inter-token latency", "ms"),
+        Output("decode_bound", "Decode bound by", kind="text"),
+        Output("tokens_per_s_per_user", "Tokens/s per user", "tokens/s"),
+        Output("tokens_per_s_total", "Tokens/s total", "tokens/s"),
+        Output("request_s", "Request time", "s"),
+        Output("cost_per_m_output_tokens", "Cost per million output tokens", "USD"),
+        Output("memory_ms", "Decode weight and KV read", "ms"),
+        Output("compute_ms", "Decode compute", "ms"),
+    ),
+    chart_type="line",
+    steps=_serving_steps,
+    texts=_serving_texts,
+    chart=_serving_chart,
+    preset_fills={**GPU_FILLS, **MEMORY_FILL},
+    check=_serving_check,
+    example={
+        "params_b": 70.6,
+        "layers": 80,
+        "heads": 64,
+        "kv_heads": 8,
+        "head_dim": 128,
+        "weight_precision": "fp8",
+        "kv_precision": "fp8",
+        "device_memory_gb": 80,
+        "bandwidth_tbs": 3.35,
+        "peak_tflops": 989,
+        "tp": 2,
+        "prompt_tokens": 2000,
+        "output_tokens": 500,
+        "concurrency": 32,
+        "gpu_cost_per_hour": 2.5,
+    },
+)
+
+# ---------------------------------------------------------------- paged_kv_capacity
+
+
+def _paged_steps(p: Point) -> list[str]:
+    return [
+        f"kv_pool_gb = memory × utilisation − weights − reserve = {p.f('device_memory_gb')} × "
+        f"{p.n('gpu_memory_utilization')} − {p.f('weights_gb')} − {p.f('reserve_gb')} = "
+        f"{p.f('kv_pool_gb')}",
+        f"blocks = ⌊pool / (block_size × kv_bytes_per_token)⌋ = ⌊{p.n('kv_pool_gb')} × 10⁹ / "
+        f"({p.n('block_size')} × {p.n('kv_bytes_per_token')})⌋ = {p.n('blocks')}",
+        f"tokens_capacity = blocks × block_size = {p.n('tokens_capacity')}",
+        f"blocks per sequence = ⌈mean_tokens / block_size⌉ = ⌈{p.n('mean_tokens')} / "
+        f"{p.n('block_size')}⌉ = {p.n('blocks_per_seq')}",
+        f"max_seqs_paged = ⌊blocks / blocks per sequence⌋ = {p.n('max_seqs_paged')}",
+        f"max_seqs_reserved = ⌊pool / (max_tokens × kv_bytes_per_token)⌋ = "
+        f"{p.n('max_seqs_reserved')}",
+        f"waste paged = (blocks per sequence × block_size − mean) / (that) = "
+        f"{p.f('waste_fraction_paged', 3)}; reserved = (max − mean) / max = "
+        f"{p.f('waste_fraction_reserved', 3)}",
+    ]
+
+
+def _paged_texts(p: Point) -> tuple[list[str], list[str]]:
+    reserved = p.v("max_seqs_reserved")
+    gain = (
+        f"{number(p.v('max_seqs_paged') / reserved, sig=3)}× as many"
+        if reserved
+        else "sequences where reservation fits none"
+    )
+    est = [
+        f"A {p.f('kv_pool_gb', 3)} KV pool holds {p.n('tokens_capacity')} tokens: "
+        f"{p.n('max_seqs_paged')} sequences of {p.n('mean_tokens')} tokens when paged, "
+        f"{p.n('max_seqs_reserved')} when each reserves {p.n('max_tokens')}: {gain}.",
+        f"Paging wastes {p.f('waste_fraction_paged', 3)} of the held memory (the last block's "
+        f"tail); reserving for the maximum wastes {p.f('waste_fraction_reserved', 3)}.",
+    ]
+    need = [
+        "The engine's profiler decides the reserve: read vLLM's 'GPU KV cache size' log line "
+        "for the real pool.",
+        "Prefix caching shares blocks between sequences and raises the count; preemption "
+        "under bursts lowers what you can admit safely.",
+    ]
+    return est, need
+
+
+def _paged_chart(points: list[Point]) -> dict[str, Any]:
+    return {
+        "type": "bars",
+        "title": "Sequences that fit: paged against reserved for the maximum",
+        "y_label": "sequences",
+        "stacked": False,
+        "categories": [column_label(p, points)[:28] for p in points],
+        "segments": [
+            {"label": "paged", "values": [p.v("max_seqs_paged") for p in points]},
+            {"label": "reserved", "values": [p.v("max_seqs_reserved") for p in points]},
+        ],
+    }
+
+
+def _paged_check(clean: dict[str, Any]) -> dict[str, list[str]]:
+    mean, mx = clean.get("mean_tokens"), clean.get("max_tokens")
+    if isinstance(mean, int | float) and isinstance(mx, int | float) and mean > mx:
+        return {"mean_tokens": [f"must not exceed max_tokens ({mx:g})"]}
+    return {}
+
+
+PAGED_KV_CAPACITY = CalculatorSpec(
+    slug="paged_kv_capacity",
+    title="Paged KV cache capacity",
+    summary="KV blocks, tokens and sequences a GPU holds with paged attention, against "
+    "reserving each sequence's maximum length.",
+    inputs=(
+        _device_memory(),
+        _utilization(),
+        Input("weights_gb", "Weights per GPU", "GB", min=0, max=1e5),
+        Input(
+            "reserve_gb",
+            "Reserve (activations, CUDA graphs)",
+            "GB",
+            default=0.0,
+            min=0,
+            max=1e5,
+        ),
+        Input(
+            "kv_bytes_per_token",
+            "KV bytes per token",
+            "bytes",
+            min=0,
+            min_exclusive=True,
+            max=1e9,
+            help="2 × layers × kv_heads × head_dim × bytes; Llama-3.1-70B in BF16: 327,680.",
+        ),
+        _count("block_size", "Block size", default=16, hi=1024),
+        Input("mean_tokens", "Mean tokens per sequence", "tokens", min=1, max=1e8),
+        Input("max_tokens", "Maximum tokens per sequence", "tokens", min=1, max=1e8),
+    ),
+    outputs=(
+        Output("kv_pool_gb", "KV pool", "GB"),
+        Output("blocks", "Blocks", kind="integer"),
+        Output("tokens_capacity", "Token capacity", "tokens"),
+        Output("blocks_per_seq", "Blocks per sequence", kind="integer"),
+        Output("max_seqs_paged", "Sequences, paged", kind="integer"),
+        Output("max_seqs_reserved", "Sequences, reserved at maximum", kind="integer"),
+        Output("waste_fraction_paged", "Waste, paged", kind="pct"),
+        Output("waste_fraction_reserved", "Waste, reserved", kind="pct"),
+    ),
+    chart_type="bars",
+    steps=_paged_steps,
+    texts=_paged_texts,
+    chart=_paged_chart,
+    preset_fills=MEMORY_FILL,
+    check=_paged_check,
+    example={
+        "device_memory_gb": 80,
+        "weights_gb": 16.06,
+        "reserve_gb": 4,
+        "kv_bytes_per_token": 131072,
+        "mean_tokens": 1500,
+        "max_tokens": 8192,
+    },
+)
