@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from calculators.formatting import number
+from calculators.heatmap import render_heatmap
 from calculators.presets import COMPUTE_SLICES, MEMORY_SLICES
 
 W, H = 640, 360
@@ -35,6 +36,8 @@ def render_chart(chart: dict[str, Any] | None, *, uid: str = "c") -> str:
             return _bars(chart, uid)
         if kind == "mig":
             return _mig(chart, uid)
+        if kind == "heatmap":
+            return render_heatmap(chart, uid)
     except (ValueError, TypeError, ZeroDivisionError):
         return ""  # a chart must never break the page that shows the numbers
     return ""

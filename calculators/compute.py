@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .formatting import with_unit
+from .grids import GRID_KEY, grid_arrays, grid_chart
 from .kernels import KERNELS
 from .specs import BOOLEAN, CHOICE, INTEGER, SPECS, CalculatorSpec, Input, Output, Point
 from .specs.base import column_label
@@ -30,7 +31,12 @@ def run_inline(slug: str, raw_inputs: Any, preset: str | None = None) -> dict[st
 
 def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
     spec = SPECS[slug]
-    arrays = {name: _as_array(spec, name, value) for name, value in inputs.items()}
+    grid = inputs.get(GRID_KEY) or []
+    arrays = {
+        name: _as_array(spec, name, value) for name, value in inputs.items() if name != GRID_KEY
+    }
+    if grid:
+        arrays = grid_arrays(arrays, grid)
     raw_out = KERNELS[slug](**arrays)
     shape = np.broadcast_shapes(
         *(a.shape for a in arrays.values()), *(np.shape(v) for v in raw_out.values())
@@ -38,8 +44,18 @@ def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
     outputs = {o.name: np.asarray(raw_out[o.name]) for o in spec.outputs if o.name in raw_out}
     n_points = int(np.prod(shape)) if shape else 1
 
+    # A grid's points index the n × m cells, so its axes are spread over the grid first.
+    point_inputs = (
+        {
+            k: np.broadcast_to(arrays[k], shape) if k in grid else v
+            for k, v in inputs.items()
+            if k != GRID_KEY
+        }
+        if grid
+        else inputs
+    )
     points = [
-        _point(spec, inputs, outputs, i if shape else None)
+        _point(spec, point_inputs, outputs, i if shape else None)
         for i in range(min(n_points, TABLE_COLUMNS))
     ]
     return {
@@ -52,7 +68,7 @@ def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
         "steps": _steps(spec, points, n_points),
         **_texts(spec, points[:STEP_COLUMNS]),
         "table": _table(spec, points, n_points),
-        "chart": spec.chart(points),
+        "chart": grid_chart(spec, inputs, outputs, grid) if grid else spec.chart(points),
     }
 
 
@@ -73,6 +89,8 @@ def _scalar(x: Any) -> Any:
 def _jsonable(arr: np.ndarray) -> Any:
     if arr.ndim == 0:
         return _scalar(arr[()])
+    if arr.ndim > 1:  # a grid: a list of rows
+        return [_jsonable(row) for row in arr]
     if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         return [None if not math.isfinite(v) else v for v in arr.tolist()]
     return arr.tolist()

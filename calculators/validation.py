@@ -17,6 +17,7 @@ from typing import Any
 
 from . import presets
 from .errors import CalculatorInputError
+from .grids import GRID_KEY, check_grid, compare_presets, split_grid
 from .specs import BOOLEAN, CHOICE, INTEGER, SPECS, CalculatorSpec, Input
 
 MAX_POINTS = 1_000_000
@@ -33,6 +34,7 @@ def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
         raise CalculatorInputError({"inputs": ["must be an object of name: value pairs"]})
 
     errors: Errors = {}
+    raw_inputs, grid = split_grid(spec, raw_inputs, errors)
     known = set(spec.input_names)
     for name in raw_inputs:
         if name not in known:
@@ -59,7 +61,10 @@ def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
             if isinstance(value, list):
                 lengths[inp.name] = len(value)
 
-    _check_broadcast(lengths, errors)
+    if grid:
+        check_grid(grid, lengths, MAX_POINTS, errors)
+        clean[GRID_KEY] = grid
+    _check_broadcast({k: n for k, n in lengths.items() if k not in grid}, errors)
     if not errors and spec.check is not None:
         for name, reasons in spec.check(clean).items():
             errors.setdefault(name, []).extend(reasons)
@@ -94,6 +99,10 @@ def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[st
     if not isinstance(preset, str):
         errors["preset"] = ["must be a preset slug string"]
         return {}
+    if "," in preset:  # "h100-sxm,h200": two columns side by side
+        return compare_presets(
+            preset.split(","), lambda one: _preset_values(spec, one, errors), errors
+        )
     gpu = presets.GPUS.get(preset)
     if gpu is None:
         errors["preset"] = [f"unknown preset {preset!r}; known: {', '.join(presets.GPUS)}"]

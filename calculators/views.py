@@ -32,7 +32,10 @@ GROUPS = [
     (
         "Serving",
         [
+            "serving_estimate",
+            "prefill",
             "kv_cache",
+            "paged_kv_capacity",
             "weight_memory",
             "response_time",
             "fallback_latency",
@@ -54,7 +57,7 @@ def index(request: HttpRequest) -> HttpResponse:
         "calculators/index.html",
         {
             "groups": groups,
-            "meta_description": "Sixteen calculators for inference "
+            "meta_description": f"{len(SPECS)} calculators for inference "
             "engineering: roofline, decode speed, KV cache, MIG, cost and more, each with worked "
             "steps.",
         },
