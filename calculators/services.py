@@ -36,6 +36,10 @@ logger = logging.getLogger(__name__)
 # broker was flushed) and is enqueued again by the next identical request. The task is
 # idempotent, so a duplicate is harmless.
 STALE_QUEUED_AFTER = timedelta(minutes=5)
+# A running run older than this outlived the task's hard time limit (45 s): its worker
+# died mid-run. The broker redelivers the task after its visibility timeout, and the next
+# identical request does not wait for that: it enqueues the run again.
+STALE_RUNNING_AFTER = timedelta(seconds=60)
 
 Status = CalculationRun.Status
 
@@ -86,10 +90,12 @@ def _publish_or_fail(run_id: str) -> bool:
     enqueues it again instead of waiting on a task that was never sent."""
     if _publish(run_id):
         return True
-    CalculationRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
+    refused = CalculationRun.objects.filter(pk=run_id, status=Status.QUEUED).update(
         status=Status.FAILED, error="The task queue was unavailable; ask again shortly."
     )
-    return False
+    # Nothing to mark: a publish that beat the deadline after all was already taken by a
+    # worker, so the run is under way and the client may be told so.
+    return not refused
 
 
 def _get_or_create(
@@ -116,10 +122,13 @@ def _get_or_create(
 def _needs_enqueue(run: CalculationRun) -> bool:
     if run.status == Status.FAILED:
         return True
+    now = timezone.now()
+    if run.status == Status.RUNNING:
+        return run.started_at is not None and now - run.started_at > STALE_RUNNING_AFTER
     return (
         run.status == Status.QUEUED
         and run.enqueued_at is not None
-        and timezone.now() - run.enqueued_at > STALE_QUEUED_AFTER
+        and now - run.enqueued_at > STALE_QUEUED_AFTER
     )
 
 
@@ -157,9 +166,14 @@ def execute_run(*, run_id: str) -> str:
     if run is None or run.status == Status.DONE:
         return "missing" if run is None else Status.DONE
     started = timezone.now()
-    CalculationRun.objects.filter(pk=run_id).exclude(status=Status.DONE).update(
-        status=Status.RUNNING, started_at=started, attempts=F("attempts") + 1
-    )
+    # Only a queued run (or a running one redelivered after its worker died) is computed.
+    # A failed run stays failed: when its publish was refused the client was told so, and
+    # a task that reached the broker after all must not compute it behind their back.
+    taken = CalculationRun.objects.filter(
+        pk=run_id, status__in=[Status.QUEUED, Status.RUNNING]
+    ).update(status=Status.RUNNING, started_at=started, attempts=F("attempts") + 1)
+    if not taken:
+        return Status.FAILED
     try:
         # Validate again: the row is data at rest, and a worker must never trust it blindly.
         result = compute(run.calculator, validate(run.calculator, run.inputs))
@@ -192,6 +206,9 @@ def record_outcome(
 
 def compute_now(*, run: CalculationRun) -> CalculationRun:
     """Compute a run in this process (pages fall back to it when the queue is down)."""
+    CalculationRun.objects.filter(pk=run.pk).exclude(status=Status.DONE).update(
+        status=Status.QUEUED, error=""
+    )
     execute_run(run_id=str(run.pk))
     run.refresh_from_db()
     return run

@@ -19,6 +19,7 @@ invalidation.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from html import escape, unescape
 
@@ -29,6 +30,8 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from .validation import DIAGRAM_SRC  # one rule for the renderer, the admin form and the check
+
+logger = logging.getLogger(__name__)
 
 RENDERER_VERSION = "4"
 CACHE_SECONDS = 60 * 60 * 24 * 7
@@ -170,6 +173,23 @@ def _expand_directives(text: str) -> str:
     return expand_calc_directives(text)
 
 
+def _cache_get(key: str) -> str | None:
+    """A cached rendering, or None. The cache only saves work: when it cannot be reached
+    the text is rendered again, so a Redis outage slows a page down and never fails it."""
+    try:
+        return cache.get(key)
+    except Exception:
+        logger.warning("Markdown cache read failed; rendering live", exc_info=True)
+        return None
+
+
+def _cache_set(key: str, html: str) -> None:
+    try:
+        cache.set(key, html, CACHE_SECONDS)
+    except Exception:
+        logger.warning("Markdown cache write failed", exc_info=True)
+
+
 def render_markdown(text: str) -> SafeString:
     """Render trusted (authored) Markdown, with calculator directives, to sanitised HTML."""
     if not text:
@@ -178,10 +198,10 @@ def render_markdown(text: str) -> SafeString:
 
     # The directive version is in the key: a kernel or spec change re-renders the figures.
     key = f"md:{RENDERER_VERSION}.{DIRECTIVE_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
-    html = cache.get(key)
+    html = _cache_get(key)
     if html is None:
         html = sanitise(_FIGURE_IN_P.sub(r"\1", _md.render(_expand_directives(text))))
-        cache.set(key, html, CACHE_SECONDS)
+        _cache_set(key, html)
     return mark_safe(html)
 
 
@@ -190,7 +210,7 @@ def render_untrusted_markdown(text: str) -> SafeString:
     if not text:
         return mark_safe("")
     key = f"mdu:{RENDERER_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
-    html = cache.get(key)
+    html = _cache_get(key)
     if html is None:
         html = nh3.clean(
             _md_untrusted.render(text),
@@ -199,7 +219,7 @@ def render_untrusted_markdown(text: str) -> SafeString:
             url_schemes={"http", "https", "mailto"},
             link_rel="noopener noreferrer nofollow ugc",
         )
-        cache.set(key, html, CACHE_SECONDS)
+        _cache_set(key, html)
     return mark_safe(html)
 
 

@@ -3,6 +3,11 @@
 django-ratelimit counts in the default cache, which every web process shares (a
 database cache on one machine, Redis in production), so the limit holds across
 processes. ``COMMENT_RATE`` in settings overrides the default.
+
+A limit cannot be skipped because its counter is unreachable (that would turn a Redis
+outage into a spam window), so a cache failure propagates: ``inferview.cache`` raises
+``CacheUnavailable`` within a second, and ``inferview.outage`` answers it with 503 and
+Retry-After rather than 500.
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "allauth",
     "allauth.account",
+    "csp",
     "inferview.accounts",
     "inferview.access",
     "inferview.community",
@@ -61,7 +62,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz first: probes skip host checks, HTTPS redirects and sessions.
+    "inferview.health.HealthCheckMiddleware",
+    "inferview.requestlog.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Pages differ by tier: never let a shared cache hand one viewer's page to another.
     "inferview.access.middleware.PrivateResponsesMiddleware",
@@ -72,6 +77,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # A cache or database that is away answers 503 with Retry-After, not 500.
+    "inferview.outage.ServiceUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "inferview.urls"
@@ -100,6 +107,9 @@ DATABASES = {
         env="DATABASE_URL",
         default=f"sqlite:///{VAR_DIR / 'inferview.sqlite3'}",
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
+        # A persistent connection is pinged before each request reuses it, so a restarted
+        # PostgreSQL costs a reconnect, not a 500 on every process's stale connection.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -110,13 +120,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;",
         "transaction_mode": "IMMEDIATE",
     }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Fail fast while the server is away (the request answers 503, see inferview.outage).
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
+        os.environ.get("DB_CONNECT_TIMEOUT", "2")
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache ----------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    # Short timeouts, no retries and a breaker (inferview.cache): a Redis outage costs a
+    # page one cache miss, and a rate limit a 503, never a hung request.
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "inferview.cache.FailFastRedisCache",
+            "LOCATION": os.environ.get("CACHE_REDIS_URL", REDIS_URL),
+        }
     }
 else:
     # A database cache is shared by every process on the machine, which rate limiting needs.
@@ -139,10 +159,23 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_PUBLISH_RETRY = False
+# A worker whose broker went away keeps trying to reconnect for as long as it takes
+# instead of exiting after 100 attempts; a supervisor restarts it if it dies anyway.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "socket_connect_timeout": 1,
+        "socket_timeout": 2,
+        # A task taken by a worker that then died unacknowledged (acks_late) is handed
+        # out again after this long. Redis's default is an hour; it must stay above the
+        # longest task (calculators.tasks.TIME_LIMIT, 45 s) or a running task is doubled.
+        "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "120")),
+    }
+    CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1
+    CELERY_REDIS_SOCKET_TIMEOUT = 2
 else:
     CELERY_QUEUE_DIR = VAR_DIR / "celery" / "queue"
     CELERY_RESULT_DIR = VAR_DIR / "celery" / "results"
@@ -228,6 +261,12 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "inferview.api.errors.exception_handler",
+    # JSON nested past a sane depth is a 400, not a RecursionError (inferview.api.parsers).
+    "DEFAULT_PARSER_CLASSES": [
+        "inferview.api.parsers.DepthLimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Inferview API",
@@ -262,10 +301,51 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# --- Content Security Policy ----------------------------------------------------------
+# No inline script anywhere: page scripts are static files and page data travels in
+# <script type="application/json"> blocks, which browsers never execute. Inline style
+# attributes stay allowed (progress bar widths, admin diffs); styles cannot run code.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        # Redoc renders the schema in a web worker started from a blob: URL.
+        "worker-src": ["'self'", "blob:"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"] + env_list("CSP_FORM_ACTION", "https://checkout.stripe.com"),
+        "base-uri": ["'self'"],
+        "object-src": ["'none'"],
+    }
+}
+
 # --- Logging --------------------------------------------------------------------------
+# LOG_FORMAT=json writes one JSON object per line (production's default); every record
+# carries the request id (inferview.requestlog).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "text")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "inferview.requestlog.RequestIdFilter"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(request_id)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request_id"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # One line per request is the access log; gunicorn's own is off in gunicorn.conf.py.
+    "loggers": {"inferview.request": {"level": os.environ.get("REQUEST_LOG_LEVEL", "INFO")}},
 }

@@ -5,7 +5,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import env_bool
+from .base import LOGGING, env_bool
 
 DEBUG = False
 PAYMENTS_LOCAL_PROVIDER = False
@@ -23,6 +23,8 @@ CSRF_COOKIE_SECURE = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Static files are collected once (the image build or the release step) into a manifest
+# of hashed names; whitenoise serves those with far-future caching, compressed.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
@@ -34,3 +36,7 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
 # sign-in and sign-up limits: ten sign-ups an hour site-wide, and one attacker's failed
 # sign-ins throttle everyone. Set TRUSTED_PROXY_COUNT to the number of proxies in front.
 ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "1"))
+
+# Logs are one JSON object per line with the request id, for the log collector.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
+LOGGING["handlers"]["console"]["formatter"] = "json" if LOG_FORMAT == "json" else "text"

@@ -1,0 +1,99 @@
+"""The Redis cache, failing fast and in one recognisable way when Redis is away.
+
+Django's Redis backend inherits redis-py's defaults: no socket timeouts (a paused Redis
+hangs a request until the proxy gives up) and three retries with backoff on every
+command. Here every command has short socket timeouts and no retries, and after a
+failure the cache is skipped for ``BREAKER_SECONDS``, so a page that renders twenty
+Markdown fragments pays for one timeout, not twenty.
+
+Every failure surfaces as ``CacheUnavailable``. Callers decide what it means:
+- a read of something derived (rendered Markdown, a whole page, the content version)
+  treats it as a miss and computes the value live;
+- a counter that protects something (rate limits) cannot be skipped silently, so the
+  request is refused with 503 and Retry-After (``inferview.outage``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+BREAKER_SECONDS = 2.0
+DEFAULT_SOCKET_TIMEOUT = 0.5
+
+
+class CacheUnavailable(ConnectionError):
+    """The shared cache could not be reached (or was skipped after a recent failure)."""
+
+
+class _Breaker:
+    def __init__(self) -> None:
+        self._open_until = 0.0
+        self._lock = threading.Lock()
+
+    def check(self) -> None:
+        if time.monotonic() < self._open_until:
+            raise CacheUnavailable("cache skipped after a recent failure")
+
+    def trip(self) -> None:
+        with self._lock:
+            self._open_until = time.monotonic() + BREAKER_SECONDS
+
+
+class FailFastRedisCacheClient(RedisCacheClient):
+    _OPERATIONS = (
+        "add",
+        "get",
+        "set",
+        "touch",
+        "delete",
+        "get_many",
+        "has_key",
+        "incr",
+        "set_many",
+        "delete_many",
+        "clear",
+    )
+
+    def __init__(self, servers: list[str], **options: Any) -> None:
+        options.setdefault("socket_connect_timeout", DEFAULT_SOCKET_TIMEOUT)
+        options.setdefault("socket_timeout", DEFAULT_SOCKET_TIMEOUT)
+        super().__init__(servers, **options)
+        self.breaker = _Breaker()
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        # No command-level retries: the breaker, not a retry loop, handles an outage.
+        return self._client(
+            connection_pool=self._get_connection_pool(write), retry=Retry(NoBackoff(), 0)
+        )
+
+    def __getattribute__(self, name: str) -> Any:
+        attribute = super().__getattribute__(name)
+        if name in FailFastRedisCacheClient._OPERATIONS:
+            return _guarded(attribute, super().__getattribute__("breaker"), self._lib)
+        return attribute
+
+
+def _guarded(operation: Callable[..., Any], breaker: _Breaker, lib: Any) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        breaker.check()
+        try:
+            return operation(*args, **kwargs)
+        except (lib.exceptions.ConnectionError, lib.exceptions.TimeoutError, OSError) as exc:
+            breaker.trip()
+            raise CacheUnavailable(str(exc)) from exc
+
+    return call
+
+
+class FailFastRedisCache(RedisCache):
+    def __init__(self, server: str, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = FailFastRedisCacheClient

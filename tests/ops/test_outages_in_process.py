@@ -1,0 +1,161 @@
+"""A Redis that is away, in-process: reads degrade to a miss, writes that need the cache
+answer 503 with Retry-After quickly, and an unreachable database answers 503, not 500.
+
+The cache here points at a port nothing listens on (Redis stopped). The fault tests
+(test_faults.py) do the same against a real redis-server that is stopped and paused.
+"""
+
+import json
+import time
+
+import pytest
+from django.core.cache import caches
+from django.db import OperationalError
+
+from inferview.cache import CacheUnavailable
+from tests.factories import QuestionFactory
+
+DEAD_REDIS = {
+    "default": {
+        "BACKEND": "inferview.cache.FailFastRedisCache",
+        "LOCATION": "redis://127.0.0.1:9/0",
+    }
+}
+
+
+@pytest.fixture
+def dead_cache(settings):
+    settings.CACHES = DEAD_REDIS
+    yield caches["default"]
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    """Replaces the suite's autouse cache clearing, which would fail on the dead cache."""
+    yield
+
+
+def test_a_dead_cache_fails_fast_then_is_skipped_without_a_network_call(dead_cache):
+    started = time.monotonic()
+    with pytest.raises(CacheUnavailable):
+        dead_cache.get("k")
+    assert time.monotonic() - started < 1.0
+    started = time.monotonic()
+    for _ in range(100):  # the breaker is open: no connection attempts
+        with pytest.raises(CacheUnavailable):
+            dead_cache.set("k", "v")
+    assert time.monotonic() - started < 0.1
+
+
+def test_markdown_renders_live_when_the_cache_is_away(dead_cache):
+    from questions.markdown import render_markdown, render_untrusted_markdown
+
+    assert "<strong>bold</strong>" in render_markdown("some **bold** text")
+    assert "<em>mine</em>" in render_untrusted_markdown("*mine*")
+
+
+@pytest.mark.django_db
+def test_question_pages_answer_200_when_the_cache_is_away(client, dead_cache):
+    question = QuestionFactory(answer="The **answer**, rendered live.")
+    response = client.get(question.get_absolute_url())
+    assert response.status_code == 200
+    assert "<strong>answer</strong>" in response.content.decode()
+    assert client.get("/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_posting_a_comment_answers_503_with_retry_after(client_for, free_user, dead_cache):
+    question = QuestionFactory()
+    started = time.monotonic()
+    response = client_for(free_user).post(
+        f"/community/question/{question.pk}/comments/", {"body": "hello"}
+    )
+    assert time.monotonic() - started < 2.0
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    from inferview.community.models import Comment
+
+    assert not Comment.objects.exists()
+
+
+@pytest.mark.django_db
+def test_signing_in_answers_503_with_retry_after(client, verified_user, dead_cache):
+    from tests.conftest import PASSWORD
+
+    assert client.get("/accounts/login/").status_code == 200  # the form itself still shows
+    started = time.monotonic()
+    response = client.post("/accounts/login/", {"login": verified_user.email, "password": PASSWORD})
+    assert time.monotonic() - started < 2.0
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+
+
+def test_an_unreachable_database_answers_503_from_a_view_and_from_middleware(rf):
+    from inferview.outage import ServiceUnavailableMiddleware
+    from inferview.views import server_error
+
+    request = rf.get("/api/v1/tracks/")
+    middleware = ServiceUnavailableMiddleware(lambda r: None)
+    response = middleware.process_exception(request, OperationalError("server closed"))
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert json.loads(response.content)["error"]["code"] == "service_unavailable"
+    assert middleware.process_exception(request, ValueError("a bug")) is None  # still a 500
+
+    # Raised in a middleware, the exception reaches the 500 handler instead.
+    try:
+        raise OperationalError("connection refused")
+    except OperationalError:
+        page = server_error(rf.get("/tracks/"))
+    assert page.status_code == 503 and page["Retry-After"] == "5"
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        assert server_error(rf.get("/tracks/")).status_code == 500
+
+
+# --- calculator runs: refused means refused; a run stuck "running" is enqueued again ----
+
+INPUTS = {"availability_pct": 99.95}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_the_api_refused_is_never_computed_by_a_late_task(monkeypatch):
+    from calculators import services
+    from calculators.models import CalculationRun
+
+    monkeypatch.setattr(services, "_publish", lambda run_id: False)  # the broker timed out
+    with pytest.raises(services.BrokerUnavailable) as refused:
+        services.run_request(calculator="availability", raw_inputs=INPUTS)
+    run_id = str(refused.value.run.pk)
+    # The publish reached Redis after all, once it resumed: the task runs, and must not
+    # compute what the client was told had failed.
+    assert services.execute_run(run_id=run_id) == "failed"
+    row = CalculationRun.objects.get(pk=run_id)
+    assert (row.status, row.result, row.attempts) == ("failed", None, 0)
+    assert "unavailable" in row.error
+
+    # Asking again (the broker is back) queues and computes it.
+    monkeypatch.setattr(services, "_publish", lambda run_id: True)
+    run, scheduled = services.run_request(calculator="availability", raw_inputs=INPUTS)
+    assert scheduled and str(run.pk) == run_id
+    assert services.execute_run(run_id=run_id) == "done"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_left_running_by_a_dead_worker_is_enqueued_again_after_a_timeout(monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from calculators import services
+    from calculators.models import CalculationRun
+
+    published = []
+    monkeypatch.setattr(services, "_publish", lambda run_id: published.append(run_id) or True)
+    run, _ = services.run_request(calculator="availability", raw_inputs=INPUTS)
+    CalculationRun.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now())
+    _, scheduled = services.run_request(calculator="availability", raw_inputs=INPUTS)
+    assert not scheduled  # a live run is not doubled
+    dead_since = timezone.now() - services.STALE_RUNNING_AFTER - timedelta(seconds=1)
+    CalculationRun.objects.filter(pk=run.pk).update(started_at=dead_since)
+    again, scheduled = services.run_request(calculator="availability", raw_inputs=INPUTS)
+    assert scheduled and again.status == "queued" and published == [str(run.pk)] * 2
+    assert services.execute_run(run_id=str(run.pk)) == "done"
