@@ -34,6 +34,7 @@ from calculators.models import CalculationRun
 from calculators.services import BrokerUnavailable, run_request
 from calculators.specs import SPECS
 from inferview.api.errors import ApiError
+from inferview.api.parsers import check_depth, depth_error
 
 RETRY_AFTER_SECONDS = 5
 MAX_WAIT_SECONDS = 10.0
@@ -182,6 +183,9 @@ class SweepJSONParser(BaseParser):
       instead of failing the whole body with a parse error;
     - the size limit is this endpoint's own (a 10^6-point sweep is ~20 MB of JSON, well
       over Django's global DATA_UPLOAD_MAX_MEMORY_SIZE), so only this view accepts it.
+
+    Like every other JSON endpoint it refuses nesting past ``MAX_JSON_DEPTH`` with a 400
+    (``inferview.api.parsers``).
     """
 
     media_type = "application/json"
@@ -203,9 +207,12 @@ class SweepJSONParser(BaseParser):
             )
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
         try:
-            return json.loads(raw.decode(encoding))
+            value = json.loads(raw.decode(encoding))
+        except RecursionError:
+            raise depth_error() from None
         except ValueError as exc:
             raise ParseError(f"JSON parse error - {exc}") from None
+        return check_depth(raw, value)
 
 
 class RunCreateView(APIView):
