@@ -14,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 import stripe
 from django.conf import settings
@@ -25,12 +26,19 @@ from django.urls import reverse
 
 from .pricing import Price
 
+logger = logging.getLogger(__name__)
+
 #: Stripe's default: a delivery signed more than five minutes ago is a replay.
 SIGNATURE_TOLERANCE_SECONDS = 300
 
 
 class InvalidSignature(Exception):
     """The delivery is not from the provider (or is a stale replay). Nothing may change."""
+
+
+class MalformedEvent(InvalidSignature):
+    """Signed, but not an event we can record: no usable id or type. Answered 400 like a bad
+    signature (nothing is recorded); anything past the envelope is the services' to judge."""
 
 
 class PaymentsUnavailable(Exception):
@@ -65,9 +73,36 @@ def _verify_stripe_style(payload: bytes, signature: str, secret: str) -> dict:
         event = json.loads(payload)
     except (stripe.SignatureVerificationError, UnicodeDecodeError, ValueError) as exc:
         raise InvalidSignature(str(exc)) from exc
-    if not isinstance(event, dict) or not event.get("id") or not event.get("type"):
-        raise InvalidSignature("not an event")
+    except RecursionError:
+        problem = "nested too deeply"
+    else:
+        problem = _envelope_problem(event)
+    if problem:
+        # Signed by the provider, so worth a look; refused (400) because it cannot be
+        # recorded, and recording comes before any effect.
+        logger.warning("signed webhook delivery refused: %s", problem)
+        raise MalformedEvent(problem)
     return event
+
+
+def _envelope_problem(event: object) -> str:
+    if not isinstance(event, dict):
+        return "not an event object"
+    for key, limit in (("id", ID_MAX_LENGTH), ("type", TYPE_MAX_LENGTH)):
+        if not is_clean_id(event.get(key), limit):
+            return f"event {key} is not a usable string"
+    return ""
+
+
+#: Column widths of WebhookEvent.event_id and .type: longer ids cannot be recorded.
+ID_MAX_LENGTH = 255
+TYPE_MAX_LENGTH = 100
+
+
+def is_clean_id(value: object, limit: int = ID_MAX_LENGTH) -> TypeGuard[str]:
+    """A provider id we can store and look up: a non-empty string that fits its column and
+    holds no NUL (PostgreSQL text cannot)."""
+    return isinstance(value, str) and 0 < len(value) <= limit and "\x00" not in value
 
 
 def sign_payload(payload: bytes, secret: str, *, timestamp: int | None = None) -> str:

@@ -19,6 +19,7 @@ Exactly-once is the database's job, not timing's:
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +30,7 @@ from django.utils import timezone
 from . import policy
 from .models import Entitlement, Purchase, WebhookEvent
 from .pricing import Price
-from .providers import PaymentProvider, get_provider
+from .providers import PaymentProvider, get_provider, is_clean_id
 
 logger = logging.getLogger(__name__)
 
@@ -82,25 +83,65 @@ RECORDED_FIELDS = (
 )
 
 
+# Signed events are still checked field by field: a malformed one (null or list ``data``,
+# a string ``object``, an over-long or NUL id, a string amount, a 7-letter currency) is
+# recorded and ignored or refused, never a 500, which Stripe would retry for days.
+
+
+def _object_of(event: Mapping) -> Mapping:
+    """The event's ``data.object``, or an empty mapping when either level is not an object."""
+    data = event.get("data")
+    obj = data.get("object") if isinstance(data, Mapping) else None
+    return obj if isinstance(obj, Mapping) else {}
+
+
+def _storable(value: Any) -> bool:
+    """A scalar that JSON (and PostgreSQL's jsonb: no NUL, no NaN) can hold."""
+    if isinstance(value, str):
+        return "\x00" not in value and len(value) <= 1000
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, int)
+
+
 def _recorded_payload(event: Mapping) -> dict:
-    obj = event.get("data", {}).get("object", {}) or {}
-    kept = {
-        key: obj[key] for key in RECORDED_FIELDS if key in obj and not isinstance(obj[key], Mapping)
-    }
+    obj = _object_of(event)
+    kept = {key: obj[key] for key in RECORDED_FIELDS if key in obj and _storable(obj[key])}
+    created = event.get("created")
     return {
         "id": event.get("id"),
         "type": event.get("type"),
-        "created": event.get("created"),
+        "created": created if isinstance(created, int) else None,
         "data": {"object": kept},
     }
 
 
 def _payment_intent_of(event: Mapping) -> str:
-    obj = event.get("data", {}).get("object", {}) or {}
-    value = obj.get("payment_intent") or ""
+    value = _object_of(event).get("payment_intent") or ""
     if isinstance(value, Mapping):  # an expanded object
         value = value.get("id", "")
-    return str(value)
+    return value if is_clean_id(value) else ""
+
+
+def _session_id_of(session: Mapping) -> str:
+    value = session.get("id")
+    return value if is_clean_id(value) else ""
+
+
+def _amount_of(session: Mapping) -> int | None:
+    """``amount_total`` in minor units, or None when it is not a whole number >= 0."""
+    value = session.get("amount_total")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def _currency_of(session: Mapping) -> str:
+    """The ISO 4217 code, upper case, or "" when it is not three letters."""
+    value = session.get("currency")
+    if isinstance(value, str) and len(value) == 3 and value.isascii() and value.isalpha():
+        return value.upper()
+    return ""
 
 
 @transaction.atomic
@@ -119,20 +160,23 @@ def process_event(*, provider_name: str, event: Mapping) -> str:
         return "duplicate"
 
     kind = event["type"]
-    obj = event.get("data", {}).get("object", {}) or {}
+    obj = _object_of(event)
+    if not obj and (kind in COMPLETION_EVENTS or kind in REVOKING_EVENTS):
+        logger.warning("webhook %s (%s) has no data.object; ignored", event["id"], kind)
+        return "ignored"
     if kind in COMPLETION_EVENTS:
         fulfil_checkout(provider_name=provider_name, session=obj)
         return "processed"
     if kind == "checkout.session.expired":
         Purchase.objects.filter(
             provider=provider_name,
-            checkout_session_id=obj.get("id"),
+            checkout_session_id=_session_id_of(obj) or None,
             status=Purchase.Status.PENDING,
         ).update(status=Purchase.Status.EXPIRED)
         return "processed"
     if kind in REVOKING_EVENTS:
         # A partial refund leaves the purchase standing; only a full refund revokes.
-        if kind == "charge.refunded" and not obj.get("refunded", False):
+        if kind == "charge.refunded" and obj.get("refunded") is not True:
             return "ignored"
         revoke_purchase(
             provider_name=provider_name,
@@ -145,15 +189,23 @@ def process_event(*, provider_name: str, event: Mapping) -> str:
 
 
 def _user_for_session(session: Mapping) -> Any | None:
-    ref = session.get("client_reference_id") or (session.get("metadata") or {}).get("user_id")
-    if not ref or not str(ref).isdigit():
+    metadata = session.get("metadata")
+    ref = session.get("client_reference_id") or (
+        metadata.get("user_id") if isinstance(metadata, Mapping) else None
+    )
+    # isdecimal, not isdigit: "²" is a digit int() cannot read. 18 digits fit a bigint.
+    if not isinstance(ref, str | int) or isinstance(ref, bool):
+        return None
+    ref = str(ref)
+    if not ref.isascii() or not ref.isdecimal() or len(ref) > 18:
         return None
     return get_user_model().objects.filter(pk=int(ref)).first()
 
 
 def _locked_purchase(provider_name: str, session: Mapping) -> Purchase | None:
-    session_id = str(session.get("id") or "")
+    session_id = _session_id_of(session)
     if not session_id:
+        logger.warning("checkout event without a usable session id; ignored")
         return None
     purchase = (
         Purchase.objects.select_for_update()
@@ -168,14 +220,18 @@ def _locked_purchase(provider_name: str, session: Mapping) -> Purchase | None:
     if user is None:
         logger.error("checkout %s has no user we know; not granting", session_id)
         return None
+    currency, amount = _currency_of(session), _amount_of(session)
+    if not currency or amount is None:
+        logger.error("checkout %s has no usable amount or currency; not granting", session_id)
+        return None
     try:
         with transaction.atomic():
             Purchase.objects.create(
                 user=user,
                 provider=provider_name,
                 checkout_session_id=session_id,
-                currency=str(session.get("currency", "")).upper(),
-                amount=int(session.get("amount_total") or 0),
+                currency=currency,
+                amount=amount,
                 plan=PREMIUM,
             )
     except IntegrityError:
@@ -197,8 +253,7 @@ def fulfil_checkout(*, provider_name: str, session: Mapping) -> Purchase | None:
         return purchase  # unknown, or already paid, refunded, disputed or expired
     if session.get("payment_status") != "paid":
         return purchase  # e.g. a bank transfer still clearing: a later event completes it
-    currency = str(session.get("currency", "")).upper()
-    amount = int(session.get("amount_total") or 0)
+    currency, amount = _currency_of(session), _amount_of(session)
     if currency != purchase.currency or amount != purchase.amount:
         logger.error(
             "checkout %s paid %s %s, expected %s %s; not granting",
@@ -245,9 +300,8 @@ def _revoking_event_for(provider_name: str, payment_intent_id: str) -> WebhookEv
     for event in WebhookEvent.objects.filter(
         provider=provider_name, payment_intent_id=payment_intent_id, type__in=list(REVOKING_EVENTS)
     ).order_by("received_at", "id"):
-        if event.type != "charge.refunded" or event.payload.get("data", {}).get("object", {}).get(
-            "refunded"
-        ):
+        refund = event.payload.get("data", {}).get("object", {})
+        if event.type != "charge.refunded" or refund.get("refunded") is True:
             return event
     return None
 
@@ -342,3 +396,18 @@ def revoke_entitlement(*, entitlement: Entitlement, revoked_by: Any, reason: str
     if entitlement.user is not None:
         policy.forget_tier(entitlement.user)
     return bool(changed)
+
+
+@transaction.atomic
+def revoke_all_for_user(*, user: Any, reason: str) -> int:
+    """Revoke every active entitlement of ``user`` with ``reason`` (account deletion).
+
+    The rows stay, as financial records the provider also holds; returns how many changed.
+    """
+    if not reason.strip():
+        raise ValueError("a reason is required to revoke premium")
+    changed = Entitlement.objects.filter(user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now(), revoked_reason=reason
+    )
+    policy.forget_tier(user)
+    return changed
