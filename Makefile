@@ -26,6 +26,8 @@ run: migrate
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 check-deploy: install

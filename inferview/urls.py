@@ -19,12 +19,12 @@ urlpatterns = [
     path("api/v1/calculators/", include("calculators.api_urls")),
     path("api/v1/", include("inferview.access.api_urls")),
     path("api/v1/", include("inferview.community.api_urls")),
-    path("api/v1/", include("questions.api_urls")),
+    path("api/v1/", include("inferview.pages.content_api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
-    path("", include("questions.urls")),
+    path("", include("inferview.pages.content_urls")),
 ]
 
 handler404 = "inferview.views.page_not_found"

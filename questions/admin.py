@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -12,8 +10,6 @@ from django.http import HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.html import format_html
-
-from inferview.access import policy
 
 from . import services
 from .admin_revisions import RevisionsAdmin
@@ -181,7 +177,6 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
         "access",
         "published",
         "updated_at",
-        "preview_link",
     ]
     list_display_links = ["title"]
     list_filter = ["track", "published", "difficulty", "kind", "access"]
@@ -198,64 +193,6 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
         ("Text (Markdown)", {"fields": ["body", "answer"]}),
         ("Publishing", {"fields": ["published", "published_at", "updated_at"]}),
     ]
-
-    def get_urls(self):
-        urls = [
-            path(
-                "<int:pk>/preview/",
-                self.admin_site.admin_view(self.page_preview),
-                name="questions_question_page_preview",
-            )
-        ]
-        return urls + super().get_urls()
-
-    @admin.display(description="Preview")
-    def preview_link(self, obj):
-        return format_html(
-            '<a href="{}">Preview</a>',
-            reverse("admin:questions_question_page_preview", args=[obj.pk]),
-        )
-
-    PREVIEW_TIERS = {
-        "anonymous": policy.Tier.ANONYMOUS,
-        "free": policy.Tier.FREE,
-        "premium": policy.Tier.PREMIUM,
-    }
-
-    def page_preview(self, request, pk: int):
-        """The learner's page for a draft or published question, as a reader of the tier
-        in ``?as=`` (anonymous, free, premium) would see it, or unlocked (staff, the
-        default). The policy decides the lock exactly as on the public page."""
-        if not self.has_view_or_change_permission(request):
-            raise PermissionDenied
-        question = get_object_or_404(Question.objects.select_related("track"), pk=pk)
-        as_tier = request.GET.get("as", "staff")
-        if as_tier not in (*self.PREVIEW_TIERS, "staff"):
-            as_tier = "staff"
-        preview_request = request
-        if as_tier != "staff":
-            preview_request = copy.copy(request)
-            preview_request.user = policy.preview_reader(self.PREVIEW_TIERS[as_tier])
-        lock = policy.locked_reason(preview_request.user, question)
-        concepts = list(question.concepts.all())
-        return render(
-            preview_request,
-            "questions/detail.html",
-            {
-                "question": question,
-                "track": question.track,
-                "lock": lock,
-                "preview": True,
-                "preview_as": as_tier,
-                "preview_tiers": [*self.PREVIEW_TIERS, "staff"],
-                "body_html": render_markdown(question.body),
-                "answer_html": render_markdown(question.answer) if lock is None else None,
-                "concepts": concepts,
-                "embeds": list(question.calculator_embeds.all()),
-                "next_question": None,
-                "closest": [],
-            },
-        )
 
 
 class ReorderForm(forms.Form):

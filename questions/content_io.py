@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from . import content_version, services
 from .models import (
-    Access,
+    AccessLevel,
     CalculatorEmbed,
     Category,
     Concept,
@@ -296,7 +296,7 @@ def _import_concept(path: Path, concepts: dict[str, Concept], options, report) -
     }
     _check_choices(
         values,
-        {"category": Category.values, "level": Level.values, "access": Access.values},
+        {"category": Category.values, "level": Level.values, "access": AccessLevel.values},
         str(path),
     )
     updated_at = _as_datetime(m.get("updated_at"), f"{path}: updated_at")
@@ -468,7 +468,7 @@ def _import_question(f: _QuestionFile, obj: Question, concepts, options, report)
     }
     _check_choices(
         values,
-        {"difficulty": Difficulty.values, "kind": Kind.values, "access": Access.values},
+        {"difficulty": Difficulty.values, "kind": Kind.values, "access": AccessLevel.values},
         where,
     )
     updated_at = _as_datetime(m.get("updated_at"), f"{where}: updated_at")

@@ -1,6 +1,6 @@
 """One number that moves whenever anything a page shows may have changed.
 
-Whole-page caches key on it (``inferview.pagecache``), so a publish, an edit, an import,
+Whole-page caches key on it (``inferview.pages.cache``), so a publish, an edit, an import,
 a reorder or a comment retires every cached page at once instead of each page tracking
 what it depends on. It lives in the shared cache, so every web process and the importer
 see the same number. Content models bump it on save and delete (connected in

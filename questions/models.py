@@ -21,7 +21,13 @@ class Category(models.TextChoices):
     TRAINING = "training", "Distributed training"
 
 
-class Access(models.TextChoices):
+class AccessLevel(models.TextChoices):
+    """What a question's answer or a concept's body asks of its reader: the one definition.
+
+    Content only labels itself; who may read each level is the access policy's decision
+    (``inferview.access.policy``), which sits on the floor above and imports this.
+    """
+
     OPEN = "open", "Open"
     ACCOUNT = "account", "Free account"
     PREMIUM = "premium", "Premium"
@@ -94,7 +100,7 @@ class Concept(ContentMixin):
     title = models.CharField(max_length=200)
     category = models.CharField(max_length=16, choices=Category.choices)
     level = models.CharField(max_length=16, choices=Level.choices, default=Level.FOUNDATIONS)
-    access = models.CharField(max_length=16, choices=Access.choices, default=Access.OPEN)
+    access = models.CharField(max_length=16, choices=AccessLevel.choices, default=AccessLevel.OPEN)
     summary = models.CharField(max_length=300, help_text="Two lines at most, shown on cards.")
     body = models.TextField(help_text="Markdown")
     references = models.JSONField(
@@ -138,7 +144,7 @@ class Question(ContentMixin):
     )
     difficulty = models.CharField(max_length=8, choices=Difficulty.choices)
     kind = models.CharField(max_length=20, choices=Kind.choices)
-    access = models.CharField(max_length=16, choices=Access.choices, default=Access.OPEN)
+    access = models.CharField(max_length=16, choices=AccessLevel.choices, default=AccessLevel.OPEN)
     concepts = models.ManyToManyField(Concept, blank=True, related_name="questions")
 
     class Meta:

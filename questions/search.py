@@ -1,14 +1,15 @@
 """Search over tracks, questions, concepts and guides: one interface, two engines.
 
-``search(text, user=...)`` runs PostgreSQL full-text search over the stored, GIN-indexed
+``search(text, levels=...)`` runs PostgreSQL full-text search over the stored, GIN-indexed
 ``questions_search_document`` (migration ``0006``) when the database is PostgreSQL, and
 the SQLite FTS5 table ``questions_search_index`` (migration ``0003``) otherwise; both are
 kept current by triggers on the content tables, so saves and imports need no extra step.
 
 Gating: every item's text is split into *public* text (titles, summaries, a question's
 scenario) and *guarded* text (a question's answer, a concept's body). Guarded text is
-matched and snippeted only for items the access policy lets this viewer read; for the
-rest the query runs against public text alone and snippets are cut from public text
+matched and snippeted only for items whose access level is in ``levels``, the levels
+the caller's access policy lets this viewer read (content knows nothing of readers, so
+the policy's answer comes in as an argument); for the rest the query runs against public text alone and snippets are cut from public text
 alone, so a locked answer's words can neither find an item nor appear in a result.
 """
 
@@ -16,16 +17,15 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
 from django.utils.safestring import SafeString, mark_safe
 
-from inferview.access import policy
-
 from .models import Concept, Difficulty, Guide, GuideItem, Kind, Track
-from .selectors import annotate_access, published_questions
+from .selectors import published_questions
 from .similarity import STOP_WORDS
 
 # Private-use code points mark highlights inside the engines, then become <mark> after
@@ -104,9 +104,14 @@ def render_snippet(raw: str) -> SafeString:
 
 
 def search(
-    text: str, *, user: Any, filters: SearchFilters | None = None, limit: int = 50
+    text: str,
+    *,
+    levels: Collection[str],
+    filters: SearchFilters | None = None,
+    limit: int = 50,
 ) -> list[SearchHit]:
-    """Ranked hits for ``text`` that this viewer may see, best first."""
+    """Ranked hits for ``text``, best first; guarded text is searched only at ``levels``."""
+    levels = tuple(levels)
     filters = filters or SearchFilters()
     if filters.track and "\x00" in filters.track:
         return []  # no slug holds NUL, and PostgreSQL refuses it as a parameter (a 500)
@@ -115,9 +120,9 @@ def search(
     if not words:
         return []
     if connection.vendor == "postgresql":
-        hits = _search_postgres(text[:MAX_QUERY_LENGTH], user, filters)
+        hits = _search_postgres(text[:MAX_QUERY_LENGTH], levels, filters)
     else:
-        hits = _search_sqlite(words, user, filters)
+        hits = _search_sqlite(words, levels, filters)
     hits.sort(key=lambda h: -h.score)
     return hits[:limit]
 
@@ -163,20 +168,23 @@ def _fts_rows(
         return cursor.fetchall()
 
 
-def _search_sqlite(words: list[str], user: Any, filters: SearchFilters) -> list[SearchHit]:
+def _search_sqlite(
+    words: list[str], levels: tuple[str, ...], filters: SearchFilters
+) -> list[SearchHit]:
     kinds = [k for k in ("question", "concept", "track", "guide") if filters.wants(k)]
     if "guide" in kinds:
         kinds.append("guideitem")
-    levels = policy.readable_levels(user)
     rows = _fts_rows(words, kinds, levels, True) + _fts_rows(words, kinds, levels, False)
     found: dict[str, dict[int, tuple[float, str, str]]] = {}
     for kind, object_id, bm25, snip, access in rows:
         found.setdefault(kind, {})[int(object_id)] = (-float(bm25), snip, access)
-    return _materialise(found, user, filters)
+    return _materialise(found, levels, filters)
 
 
 def _materialise(
-    found: dict[str, dict[int, tuple[float, str, str]]], user: Any, filters: SearchFilters
+    found: dict[str, dict[int, tuple[float, str, str]]],
+    levels: tuple[str, ...],
+    filters: SearchFilters,
 ) -> list[SearchHit]:
     """Load the matched objects through the ORM, keeping only published, filtered items.
 
@@ -207,8 +215,7 @@ def _materialise(
             score, snip, access = found[kind][obj.pk]
             if access != obj.access:
                 continue
-            annotate_access(user, [obj])
-            hits.append(hit(kind, obj, score, snip, obj.viewer_can_read))
+            hits.append(hit(kind, obj, score, snip, obj.access in levels))
     if found.get("track"):
         for t in Track.objects.published().filter(pk__in=found["track"]):
             score, snip, _ = found["track"][t.pk]
@@ -242,17 +249,16 @@ _PG_CANDIDATES = 50  # the results page shows at most 50: headlines only for tho
 _PG_HEADLINE_CHARS = 4000  # ts_headline re-parses its text; bound the cost per result
 
 
-def _search_postgres(text: str, user: Any, filters: SearchFilters) -> list[SearchHit]:
+def _search_postgres(text: str, levels: tuple[str, ...], filters: SearchFilters) -> list[SearchHit]:
     """One query over ``questions_search_document`` (migration 0006): rank on the indexed
-    vector this viewer may search (full text where the policy lets them read the guarded
-    part, public text otherwise), then cut headlines from the same text for the best
+    vector this viewer may search (full text at the readable ``levels``, public text
+    otherwise), then cut headlines from the same text for the best
     candidates only."""
     kinds = [k for k in ("question", "concept", "track", "guide") if filters.wants(k)]
     if "guide" in kinds:
         kinds.append("guideitem")
     if not kinds:
         return []
-    levels = list(policy.readable_levels(user))
     options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
     sql = """
         WITH q AS (SELECT websearch_to_tsquery('english', %s) AS query),
@@ -285,7 +291,7 @@ def _search_postgres(text: str, user: Any, filters: SearchFilters) -> list[Searc
     found: dict[str, dict[int, tuple[float, str, str]]] = {}
     for kind, object_id, rank, headline, access in rows:
         found.setdefault(kind, {})[int(object_id)] = (float(rank), headline, access)
-    return _materialise(found, user, filters)
+    return _materialise(found, levels, filters)
 
 
 # --- Keeping the SQLite index whole ---------------------------------------------------------

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from inferview.access import policy
-
-from .models import Category, Concept, Guide, GuideItem, GuideSection, Question, Track
+from .models import AccessLevel, Category, Concept, Guide, GuideItem, GuideSection, Question, Track
 
 
 def published_questions() -> QuerySet[Question]:
     return Question.objects.filter(published=True, track__published=True)
 
 
-def _level_count_name(level: str) -> str:
+def level_count_name(level: str) -> str:
     return f"{level}_count"
 
 
@@ -26,27 +23,14 @@ def tracks_with_counts() -> QuerySet[Track]:
     say how many answers each viewer reads without a query per track."""
     published = Q(questions__published=True)
     per_level = {
-        _level_count_name(level): Count("questions", filter=published & Q(questions__access=level))
-        for level in policy.AccessLevel
+        level_count_name(level): Count("questions", filter=published & Q(questions__access=level))
+        for level in AccessLevel
     }
     return (
         Track.objects.published()
         .annotate(question_count=Count("questions", filter=published), **per_level)
         .order_by("order", "title")
     )
-
-
-def readable_count(track: Track, user: Any) -> int:
-    """How many of the track's questions ``user`` can read (from the annotated counts); the
-    policy says which levels those are."""
-    return sum(getattr(track, _level_count_name(level)) for level in policy.readable_levels(user))
-
-
-def annotate_access(user: Any, items: Any) -> None:
-    """Attach ``viewer_can_read`` and ``lock_label`` (the access policy's) to each item."""
-    for item in items:
-        item.viewer_can_read = policy.can_read(user, item)
-        item.lock_label = policy.lock_label(item)
 
 
 @dataclass

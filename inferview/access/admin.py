@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from . import services
+from . import admin_preview, services  # noqa: F401 (admin_preview registers the question preview)
 from .models import Entitlement, Purchase, WebhookEvent
 
 

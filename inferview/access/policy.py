@@ -30,17 +30,13 @@ from typing import Any, Protocol
 
 from django.db.models import Count, Q, QuerySet
 
+from questions.models import AccessLevel
+
 
 class Tier(enum.IntEnum):
     ANONYMOUS = 0
     FREE = 1
     PREMIUM = 2
-
-
-class AccessLevel(enum.StrEnum):
-    OPEN = "open"
-    ACCOUNT = "account"
-    PREMIUM = "premium"
 
 
 #: The lowest tier that may read each access level.

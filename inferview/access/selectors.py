@@ -6,6 +6,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
+from questions.selectors import level_count_name
+
 from . import policy
 from .models import Entitlement, Purchase
 
@@ -68,3 +70,16 @@ def staff_grants_of(*, user: Any) -> list[Entitlement]:
             "-granted_at"
         )
     )
+
+
+def readable_count(track: Any, user: Any) -> int:
+    """How many of the track's questions ``user`` can read, from the per-level counts that
+    ``questions.selectors.tracks_with_counts`` annotates; the policy says which levels."""
+    return sum(getattr(track, level_count_name(level)) for level in policy.readable_levels(user))
+
+
+def annotate_access(user: Any, items: Any) -> None:
+    """Attach ``viewer_can_read`` and ``lock_label`` (the access policy's) to each item."""
+    for item in items:
+        item.viewer_can_read = policy.can_read(user, item)
+        item.lock_label = policy.lock_label(item)

@@ -6,7 +6,9 @@ import logging
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
+
+from inferview.access import services as access_services
+from inferview.community.discussion import services as discussion_services
 
 logger = logging.getLogger(__name__)
 
@@ -22,17 +24,9 @@ def delete_account(*, user: Any) -> None:
     (``user`` becomes NULL) so a later refund or dispute still matches its payment, and
     active entitlements are revoked first, with the reason, rather than deleted.
     """
-    from inferview.access.models import Entitlement
-
-    Entitlement.objects.filter(user=user, revoked_at__isnull=True).update(
-        revoked_at=timezone.now(), revoked_reason="account deleted by its owner"
-    )
-    from inferview.community.models import Comment
-
+    access_services.revoke_all_for_user(user=user, reason="account deleted by its owner")
     # Comments lose their text and author but keep their place, so replies survive.
-    Comment.objects.filter(author=user).update(
-        body="", body_html="", deleted_at=timezone.now(), author=None
-    )
+    discussion_services.comments_detach_author(user=user)
     user_id = user.pk
     user.delete()
     logger.info("deleted account %s", user_id)

@@ -22,6 +22,7 @@ from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
+from inferview.access.selectors import annotate_access
 from inferview.api.errors import error_body
 from inferview.community import dashboard as learner_dashboard
 from inferview.community import pages as community_pages
@@ -32,7 +33,7 @@ from inferview.community.discussion import services as discussion_services
 from inferview.community.practice import selectors as practice_selectors
 from inferview.community.practice import services as practice_services
 from questions.models import Concept, Question
-from questions.selectors import annotate_access, published_questions
+from questions.selectors import published_questions
 
 from .forms import ApproachForm, CommentForm, DifficultyForm, ProgressForm, RatingForm, ReportForm
 from .models import Comment, Rating

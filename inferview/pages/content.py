@@ -10,27 +10,28 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from inferview.access import policy
+from inferview.access import selectors as access_selectors
 from inferview.community import pages as community_pages
 from inferview.community.practice import selectors as practice_selectors
-from inferview.pagecache import anonymous_page
+from questions import search as site_search
+from questions import selectors
+from questions.markdown import plain_text, render_markdown
+from questions.models import Difficulty, Guide, Kind, Track
+from questions.rows import render_rows
 
-from . import search as site_search
-from . import selectors
-from .markdown import plain_text, render_markdown
-from .models import Difficulty, Guide, Kind, Track
-from .rows import render_rows
+from .cache import anonymous_page
 
 
 @anonymous_page
 def home(request: HttpRequest) -> HttpResponse:
     tracks = list(selectors.tracks_with_counts())
     for t in tracks:
-        t.readable = selectors.readable_count(t, request.user)
+        t.readable = access_selectors.readable_count(t, request.user)
     practice_selectors.attach_track_progress(request.user, tracks)
     latest = list(
         selectors.published_questions().select_related("track").order_by("-published_at")[:6]
     )
-    selectors.annotate_access(request.user, latest)
+    access_selectors.annotate_access(request.user, latest)
     community_pages.annotate_questions(request.user, latest)
     guides = list(Guide.objects.published())
     return render(
@@ -43,8 +44,8 @@ def curriculum(request: HttpRequest) -> HttpResponse:
     groups = selectors.curriculum()
     for g in groups:
         for t in g.tracks:
-            t.readable = selectors.readable_count(t, request.user)
-        selectors.annotate_access(request.user, g.concepts)
+            t.readable = access_selectors.readable_count(t, request.user)
+        access_selectors.annotate_access(request.user, g.concepts)
     practice_selectors.attach_track_progress(request.user, [t for g in groups for t in g.tracks])
     return render(request, "questions/curriculum.html", {"groups": groups})
 
@@ -66,7 +67,7 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     rows = list(page.object_list)
     for q in rows:
         q.track = track
-    selectors.annotate_access(request.user, rows)
+    access_selectors.annotate_access(request.user, rows)
     community_pages.annotate_questions(request.user, rows)  # the shown rows only
     selectors.prepare_rows(track, rows)
     tools = None
@@ -115,7 +116,7 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         return HttpResponsePermanentRedirect(target.get_absolute_url())
     lock = policy.locked_reason(request.user, question)
     concepts = list(question.concepts.all())
-    selectors.annotate_access(request.user, concepts)
+    access_selectors.annotate_access(request.user, concepts)
     context = {
         "question": question,
         "track": question.track,
@@ -154,7 +155,7 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     concept = selectors.concept_detail(slug)
     lock = policy.locked_reason(request.user, concept)
     questions = selectors.questions_for_concept(concept)
-    selectors.annotate_access(request.user, questions)
+    access_selectors.annotate_access(request.user, questions)
     community_pages.annotate_questions(request.user, questions)
     return render(
         request,
@@ -208,7 +209,11 @@ def search(request: HttpRequest) -> HttpResponse:
     """Search page: ranked hits with snippets cut only from text this viewer may read."""
     text = request.GET.get("q", "").strip()
     filters = site_search.SearchFilters.from_params(request.GET)
-    hits = site_search.search(text, user=request.user, filters=filters) if text else []
+    hits = (
+        site_search.search(text, levels=policy.readable_levels(request.user), filters=filters)
+        if text
+        else []
+    )
     return render(
         request,
         "questions/search.html",

@@ -9,10 +9,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, viewsets
 
 from inferview.access import policy
-
-from . import selectors
-from .markdown import render_markdown
-from .models import Concept, Guide, GuideItem, GuideSection, Question, Track
+from questions import selectors
+from questions.markdown import render_markdown
+from questions.models import Concept, Guide, GuideItem, GuideSection, Question, Track
 
 
 class LockSerializer(serializers.Serializer):

@@ -1,6 +1,6 @@
 from rest_framework.routers import DefaultRouter
 
-from . import api
+from . import content_api as api
 
 router = DefaultRouter()
 router.register("tracks", api.TrackViewSet, basename="track")

@@ -81,7 +81,7 @@ def test_a_page_with_a_csrf_token_is_not_stored(client, rf):
     from django.http import HttpResponse
     from django.middleware.csrf import get_token
 
-    from inferview.pagecache import anonymous_page
+    from inferview.pages.cache import anonymous_page
 
     calls = []
 

@@ -8,9 +8,10 @@ import re
 
 import pytest
 
+from inferview.access import policy
 from questions import search as site_search
 from questions.models import Question
-from questions.search import SearchFilters, search
+from questions.search import SearchFilters
 from tests.factories import (
     ConceptFactory,
     GuideFactory,
@@ -25,6 +26,11 @@ pytestmark = pytest.mark.django_db
 PREMIUM_PHRASE = "zymurgic quokka paging"
 ACCOUNT_PHRASE = "flibbertigibbet scheduler"
 OPEN_PHRASE = "ring allreduce saturates the links"
+
+
+def search(text, *, user, **kwargs):
+    """Search as the pages do: the policy's readable levels for this viewer."""
+    return site_search.search(text, levels=policy.readable_levels(user), **kwargs)
 
 
 @pytest.fixture

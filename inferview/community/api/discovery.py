@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from inferview.access import policy
 from inferview.api.errors import ApiError
 from inferview.community import discovery as discovery_selectors
 from questions import search as site_search
@@ -78,5 +79,7 @@ class SearchView(APIView):
         if errors:
             raise ApiError("invalid", "The request has invalid fields.", errors)
         filters = site_search.SearchFilters.from_params(p)  # validated above
-        hits = site_search.search(p.get("q", ""), user=request.user, filters=filters)
+        hits = site_search.search(
+            p.get("q", ""), levels=policy.readable_levels(request.user), filters=filters
+        )
         return Response(SearchHitSerializer(hits, many=True).data)

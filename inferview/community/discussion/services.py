@@ -150,3 +150,12 @@ def comment_restore(*, moderator: Any, comment: Comment) -> Comment:
     Comment.objects.filter(pk=comment.pk).update(hidden_at=None, hidden_by=None)
     comment.refresh_from_db()
     return comment
+
+
+@transaction.atomic
+def comments_detach_author(*, user: Any, now: dt.datetime | None = None) -> int:
+    """Blank and detach every comment of ``user`` (account deletion): each keeps its place,
+    shown as "[deleted]", so other people's replies keep their thread."""
+    return Comment.objects.filter(author=user).update(
+        body="", body_html="", deleted_at=now or timezone.now(), author=None
+    )
