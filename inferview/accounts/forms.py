@@ -2,6 +2,9 @@ from django import forms
 
 from inferview.access import pricing
 
+from . import profile
+from .models import Theme
+
 
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(
@@ -39,3 +42,28 @@ class CurrencyForm(forms.Form):
         label="Currency for prices",
         choices=lambda: [(c, c) for c in pricing.currencies()],
     )
+
+
+class ProfileForm(forms.Form):
+    """The profile's own settings: display name and theme (currency has its own form)."""
+
+    display_name = forms.CharField(
+        label="Display name",
+        required=False,
+        max_length=60,  # the shape (3-30 after normalising) is checked by the profile module
+        help_text="Shown beside your comments. 3-30 letters or digits, with single spaces, "
+        "dots, hyphens or underscores between them. Leave empty to show your handle.",
+        widget=forms.TextInput(attrs={"autocomplete": "nickname", "spellcheck": "false"}),
+    )
+    theme = forms.ChoiceField(
+        label="Appearance",
+        choices=Theme.choices,
+        widget=forms.RadioSelect,
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_display_name(self) -> str:
+        return profile.check_display_name(user=self.user, name=self.cleaned_data["display_name"])

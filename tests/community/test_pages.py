@@ -23,7 +23,7 @@ def test_question_page_anonymous_shows_invitations(client, question):
     html = client.get(question.get_absolute_url()).content.decode()
     assert "Sign in to bookmark" in html
     assert "Create a free account" in html and "keep your progress" in html
-    assert 'Discussion <span class="count">(0)</span>' in html
+    assert 'Discussion <span class="count">· 0</span>' in html
     assert "No comments yet." in html
     assert 'id="answer-text"' in html and 'id="answer-text" hidden' not in html
 

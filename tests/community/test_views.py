@@ -131,7 +131,7 @@ def test_comment_post_reply_edit_delete_report(client_for, free_user, question):
 
     html = c.get(question.get_absolute_url()).content.decode()
     assert (
-        'Discussion <span class="count">(2)</span>' in html and "<strong>approach</strong>" in html
+        'Discussion <span class="count">· 2</span>' in html and "<strong>approach</strong>" in html
     )
 
     assert c.get(f"/community/comments/{top.pk}/edit/").status_code == 200

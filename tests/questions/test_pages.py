@@ -40,7 +40,11 @@ def test_question_page_sections_in_order(client, make_track):
     ]
     positions = [html.index(m) for m in markers]
     assert positions == sorted(positions)
-    assert f"{q.track.title} / 1" in html
+    # "Track / number" as the breadcrumb: the track linked, then the number
+    assert (
+        f'{q.track.title}</a></li><li aria-current="page"><span class="visually-hidden">Question </span>1</li>'
+        in html
+    )
     assert q.answer in html  # open answer, anonymous viewer
 
 

@@ -1,0 +1,70 @@
+"""The learner's own settings: the display name shown on comments, and the theme.
+
+Kept apart from ``services.py`` (sign-up and deletion) because these are the writes the
+profile page makes; both are keyword-only and atomic like every other service."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from .models import HANDLE_PREFIX, Theme, User
+
+
+def normalise_display_name(name: str) -> str:
+    """NFC, so "Zoë" typed with a combining accent is the same name as the composed one,
+    and surrounding spaces dropped (a name cannot start or end with one)."""
+    return unicodedata.normalize("NFC", name or "").strip()
+
+
+def check_display_name(*, user: User, name: str) -> str:
+    """The normalised name, or ``ValidationError`` saying what is wrong with it.
+
+    Besides the shape the field's validator checks, a name may not look like a generated
+    handle or equal (ignoring case) another learner's display name or handle: comments
+    show one or the other, and two learners must never look alike."""
+    name = normalise_display_name(name)
+    if not name:
+        return ""
+    field = User._meta.get_field("display_name")
+    try:
+        field.run_validators(name)
+    except ValidationError as exc:
+        raise ValidationError(exc.messages) from exc
+    if name.lower().startswith(HANDLE_PREFIX) and name.lower() != user.username.lower():
+        raise ValidationError(f"Names starting with “{HANDLE_PREFIX}” are kept for handles.")
+    others = get_user_model().objects.exclude(pk=user.pk)
+    if others.filter(Q(display_name__iexact=name) | Q(username__iexact=name)).exists():
+        raise ValidationError("That display name is taken.")
+    return name
+
+
+def update_profile(*, user: User, display_name: str, theme: str) -> User:
+    """Save the learner's display name (empty: show the handle) and theme."""
+    try:
+        name = check_display_name(user=user, name=display_name)
+    except ValidationError as exc:
+        raise ValidationError({"display_name": exc.messages}) from exc
+    if theme not in Theme.values:
+        raise ValidationError({"theme": [f"Choose one of: {', '.join(Theme.values)}."]})
+    user.display_name = name
+    user.theme = theme
+    try:
+        with transaction.atomic():
+            user.save(update_fields=["display_name", "theme"])
+    except IntegrityError as exc:  # another learner took the name since the check
+        raise ValidationError({"display_name": ["That display name is taken."]}) from exc
+    return user
+
+
+def set_theme(*, user: User, theme: str) -> None:
+    """The header toggle's write: the theme only."""
+    if theme not in Theme.values:
+        raise ValidationError({"theme": [f"Choose one of: {', '.join(Theme.values)}."]})
+    with transaction.atomic():
+        type(user).objects.filter(pk=user.pk).update(theme=theme)
+    user.theme = theme
