@@ -38,6 +38,10 @@ def render_chart(chart: dict[str, Any] | None, *, uid: str = "c") -> str:
             return _mig(chart, uid)
         if kind == "heatmap":
             return render_heatmap(chart, uid)
+        if kind == "serving":
+            from calculators.chart_serving import render_serving  # it builds on this module
+
+            return render_serving(chart, uid)
     except (ValueError, TypeError, ZeroDivisionError):
         return ""  # a chart must never break the page that shows the numbers
     return ""

@@ -126,19 +126,26 @@ def _steps(spec: CalculatorSpec, points: list[Point], n_points: int) -> list[dic
 
 
 def _texts(spec: CalculatorSpec, points: list[Point]) -> dict[str, list[str]]:
-    establishes: list[str] = []
     needs: list[str] = []
     texts = [spec.texts(p) for p in points]
+    # Each sentence is said once, naming the columns that say it: unprefixed when every
+    # column does, "A: …" for one column, "A, C: …" for several (never the same bullet
+    # twice with different prefixes).
+    said_by: dict[str, list[str]] = {}
     for p, (est, need) in zip(points, texts, strict=True):
-        prefix = f"{column_label(p, points)}: " if len(points) > 1 else ""
         for line in est:
-            if line not in establishes and prefix + line not in establishes:
-                # Sentences that do not depend on the column are said once, unprefixed.
-                shared = all(line in q_est for q_est, _ in texts)
-                establishes.append(line if shared else prefix + line)
+            said_by.setdefault(line, []).append(column_label(p, points))
         for line in need:
             if line not in needs:
                 needs.append(line)
+    establishes: list[str] = []
+    for line, labels in said_by.items():
+        if len(points) == 1 or len(labels) == len(points):
+            establishes.append(line)
+        elif len(labels) == 1:
+            establishes.append(f"{labels[0]}: {line}")
+        else:
+            establishes.append(", ".join(label[:1] for label in labels) + f": {line}")
     if spec.compare is not None and len(points) > 1:
         establishes = spec.compare(points) + establishes
     return {"establishes": establishes, "needs_measurement": needs}

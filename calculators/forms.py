@@ -9,6 +9,7 @@ from django import forms
 
 from calculators import presets
 from calculators.errors import CalculatorInputError
+from calculators.grids import GRID_KEY, GRID_OUTPUTS
 from calculators.specs import BOOLEAN, CHOICE, INTEGER, CalculatorSpec, Input
 from calculators.validation import MAX_POINTS, preset_figures, validate_text
 
@@ -74,6 +75,26 @@ class CalculatorForm(forms.Form):
                 help_text="Fills " + ", ".join(spec.preset_fills) + "; values you type "
                 "override it.",
             )
+            self.fields["compare"] = forms.ChoiceField(
+                choices=[("", "Nothing")] + choices[1:],
+                required=False,
+                label="Compare with",
+                help_text="A second preset, side by side in the same run. Leave the preset's "
+                "fields as the preset filled them.",
+            )
+        if spec.slug in GRID_OUTPUTS:
+            numeric = [("", "No grid")] + [
+                (i.name, f"{i.label} ({i.name})")
+                for i in spec.inputs
+                if i.kind not in (CHOICE, BOOLEAN)
+            ]
+            for name, label in (("grid_rows", "Grid rows"), ("grid_cols", "Grid columns")):
+                self.fields[name] = forms.ChoiceField(
+                    choices=numeric,
+                    required=False,
+                    label=label,
+                    help_text="Give both inputs lists (e.g. 1,8,32) for a heat map of every pair.",
+                )
         for inp in spec.inputs:
             attrs = {
                 "inputmode": "decimal" if inp.kind not in (CHOICE, BOOLEAN) else "text",
@@ -81,45 +102,80 @@ class CalculatorForm(forms.Form):
                 "spellcheck": "false",
                 "data-preset-fill": "1" if inp.name in spec.preset_fills else "0",
             }
-            if inp.kind in (CHOICE, BOOLEAN):
+            if inp.kind == BOOLEAN:
                 attrs["list"] = f"choices-{inp.name}"
             if inp.default is not None:  # an empty field means the default; show it
                 attrs["placeholder"] = attrs["data-default"] = to_text(inp.default)
+            widget: forms.Widget = forms.TextInput(attrs=attrs)
+            if inp.kind == CHOICE and "," not in str(self._given(inp.name)):
+                # A choice is picked from a list; a sweep over choices ("bf16,fp8") keeps
+                # the text box so it can still be edited.
+                blank = f"default ({inp.default})" if inp.default is not None else "choose…"
+                options = [("", blank)] + [(c, c) for c in inp.choices]
+                widget = forms.Select(choices=options, attrs={"data-preset-fill": "0"})
             self.fields[inp.name] = forms.CharField(
                 required=False,
                 label=inp.label,
                 help_text=describe(inp),
                 max_length=40 * MAX_POINTS,
-                widget=forms.TextInput(attrs=attrs),
+                widget=widget,
             )
             self.fields[inp.name].unit = inp.unit
-            self.fields[inp.name].choices = (
-                list(inp.choices)
-                if inp.kind == CHOICE
-                else ["true", "false"]
-                if inp.kind == BOOLEAN
-                else []
-            )
+            self.fields[inp.name].choices = ["true", "false"] if inp.kind == BOOLEAN else []
+
+    def _given(self, name: str) -> Any:
+        source = self.data if self.is_bound else self.initial
+        return source.get(name, "") if source else ""
+
+    @property
+    def preset_text(self) -> str:
+        """The preset as validation takes it: one slug, or two for a comparison."""
+        data = getattr(self, "cleaned_data", {})
+        first, second = data.get("preset") or "", data.get("compare") or ""
+        return f"{first},{second}" if first and second else first or second
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         texts = {i.name: data.get(i.name) or "" for i in self.spec.inputs}
+        if data.get("compare") and data.get("preset"):
+            # The script (or a no-JS "Fill") wrote the first preset's figures into the
+            # form; left as filled they would override both columns, so they are dropped.
+            filled = preset_values(self.spec).get(data["preset"], {})
+            for name, value in filled.items():
+                if texts.get(name, "").strip() == value:
+                    texts[name] = ""
+        rows, cols = data.get("grid_rows"), data.get("grid_cols")
+        if rows or cols:
+            texts[GRID_KEY] = f"{rows or '?'},{cols or '?'}"
         try:
-            self.calculator_inputs = validate_text(
-                self.spec.slug, texts, data.get("preset") or None
-            )
+            self.calculator_inputs = validate_text(self.spec.slug, texts, self.preset_text or None)
         except CalculatorInputError as exc:
             for name, reasons in exc.fields.items():
+                if name == GRID_KEY:
+                    name = "grid_rows"
                 field = name if name in self.fields else None
                 for reason in reasons:
                     self.add_error(field, reason if field else f"{name}: {reason}")
         return data
 
 
-def initial_from_inputs(inputs: dict[str, Any]) -> dict[str, str]:
+def initial_from_inputs(
+    inputs: dict[str, Any], preset: str = "", spec: CalculatorSpec | None = None
+) -> dict[str, str]:
+    """Form values that reproduce ``inputs`` (a run's clean inputs, or a spec's example)."""
     initial = {}
     for name, value in inputs.items():
+        if name == GRID_KEY:
+            initial["grid_rows"], initial["grid_cols"] = value
+            continue
         if isinstance(value, list) and len(value) > FORM_LIST_LIMIT:
             continue
         initial[name] = to_text(value)
+    first, _, second = preset.partition(",")
+    if first in presets.GPUS:
+        initial["preset"] = first
+    if second in presets.GPUS:
+        initial["compare"] = second
+        for name in spec.preset_fills if spec else ():
+            initial.pop(name, None)  # the two presets fill these; leave them empty
     return initial

@@ -12,6 +12,7 @@ import json
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,10 +20,15 @@ from django.urls import reverse
 
 from calculators import presets
 from calculators.charts import render_chart
-from calculators.forms import CalculatorForm, initial_from_inputs, preset_values
+from calculators.compute import compute
+from calculators.forms import CalculatorForm, initial_from_inputs, preset_values, to_text
+from calculators.grids import GRID_KEY
 from calculators.models import CalculationRun
 from calculators.services import request_page_run
 from calculators.specs import SPECS, CalculatorSpec
+
+FORM_EXTRAS = ("compare", "grid_rows", "grid_cols")
+PERMALINK_POINTS = 20_000  # larger sweeps go through the queue (press Calculate)
 
 GROUPS = [
     (
@@ -78,7 +84,7 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
         if request.POST.get("action") == "preset" and form.is_bound:
             return _fill_from_preset(request, spec)
         if form.is_valid():
-            preset = form.cleaned_data.get("preset") or None
+            preset = form.preset_text or None
             run, inline = request_page_run(
                 calculator=slug, raw_inputs=form.calculator_inputs, preset=preset, user=request.user
             )
@@ -90,15 +96,24 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
                 )
             return redirect(_run_url(run, preset))
         return _render_page(request, spec, form, status=400)
-    initial: dict[str, Any] = {}
-    query = {k: v for k, v in request.GET.items() if k in spec.input_names}
-    if query:
-        initial.update(query)
-    else:
-        initial.update(initial_from_inputs(dict(spec.example)))
-    preset = request.GET.get("preset", "")
-    if preset in presets.GPUS:
-        initial["preset"] = preset
+    form_names = {*spec.input_names, *FORM_EXTRAS}
+    query = {k: v for k, v in request.GET.items() if k in form_names}
+    if GRID_KEY in request.GET:
+        query["grid_rows"], _, query["grid_cols"] = request.GET[GRID_KEY].partition(",")
+    preset, _, compare = request.GET.get("preset", "").partition(",")
+    query.update({k: v for k, v in (("preset", preset), ("compare", compare)) if v})
+    if "run" in request.GET:
+        # A permalink: the same inputs give the same result, computed here (no queue, no
+        # stored run) so the link works for anyone, signed in or not, worker up or down.
+        form = CalculatorForm(spec, query)
+        if not form.is_valid():
+            return _render_page(request, spec, form, status=400)
+        points = int(np.prod([len(v) for v in form.calculator_inputs.values() if _is_list(v)]))
+        if points <= PERMALINK_POINTS:
+            result = compute(spec.slug, form.calculator_inputs)
+            return _render_page(request, spec, form, result=result, preset=form.preset_text)
+        messages.info(request, "This sweep is too large to compute from a link: press Calculate.")
+    initial: dict[str, Any] = dict(query) or initial_from_inputs(dict(spec.example))
     return _render_page(request, spec, CalculatorForm(spec, initial=initial))
 
 
@@ -115,11 +130,12 @@ def _fill_from_preset(request: HttpRequest, spec: CalculatorSpec) -> HttpRespons
 def run_detail(request: HttpRequest, slug: str, run_id: str) -> HttpResponse:
     spec = _spec_or_404(slug)
     run = get_object_or_404(CalculationRun, pk=run_id, calculator=slug)
-    initial = initial_from_inputs(run.inputs)
-    preset = request.GET.get("preset", run.preset)
-    if preset in presets.GPUS:
-        initial["preset"] = preset
-    return _render_page(request, spec, CalculatorForm(spec, initial=initial), run=run)
+    preset = request.GET.get("preset", run.preset) or ""
+    initial = initial_from_inputs(run.inputs, preset, spec)
+    result = run.result if run.status == CalculationRun.Status.DONE else None
+    return _render_page(
+        request, spec, CalculatorForm(spec, initial=initial), run=run, result=result, preset=preset
+    )
 
 
 def _run_url(run: CalculationRun, preset: str | None) -> str:
@@ -133,14 +149,19 @@ def _render_page(
     form: CalculatorForm,
     *,
     run: CalculationRun | None = None,
+    result: dict[str, Any] | None = None,
+    preset: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    result = run.result if run is not None and run.status == CalculationRun.Status.DONE else None
+    if result is not None:
+        result = _label_compare_columns(result, preset)
     context = {
         "spec": spec,
         "form": form,
         "run": run,
         "result": result,
+        "calls": reproduce(request, spec, result["inputs"], preset) if result else None,
+        "verdict": _verdict(spec, result) if result else None,
         "chart_svg": render_chart(result["chart"], uid=f"chart-{spec.slug}") if result else "",
         "preset_json": json.dumps(preset_values(spec)),
         "api_run_url": reverse("calculators-api:run-detail", kwargs={"run_id": run.pk})
@@ -148,5 +169,93 @@ def _render_page(
         else "",
         "meta_description": spec.summary,
         "input_fields": [form[i.name] for i in spec.inputs],
+        "extra_fields": [form[name] for name in FORM_EXTRAS if name in form.fields],
     }
     return render(request, "calculators/calculator.html", context, status=status)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def _call_inputs(spec: CalculatorSpec, inputs: dict[str, Any], preset: str) -> dict[str, Any]:
+    """The inputs a call must name to reproduce a run: what differs from the defaults and
+    from what the preset fills (a comparison fills every preset input itself)."""
+    first, _, second = preset.partition(",")
+    filled = preset_values(spec).get(first, {}) if not second else {}
+    out = {}
+    for name, value in inputs.items():
+        if name != GRID_KEY:
+            inp = spec.input(name)
+            if inp.default is not None and value == inp.default:
+                continue
+            if second and name in spec.preset_fills:
+                continue
+            if name in filled and to_text(value) == filled[name]:
+                continue
+        out[name] = value
+    return out
+
+
+def reproduce(
+    request: HttpRequest, spec: CalculatorSpec, inputs: dict[str, Any], preset: str
+) -> dict[str, str]:
+    """A permalink, a CLI command and an API call that give the same result."""
+    given = _call_inputs(spec, inputs, preset)
+    query = {name: to_text(value) for name, value in given.items()}
+    if preset:
+        query["preset"] = preset
+    query["run"] = "1"
+    path = reverse("calculators:detail", kwargs={"slug": spec.slug})
+    permalink = request.build_absolute_uri(f"{path}?{urlencode(query, safe=',')}")
+    cli = " ".join(
+        ["python manage.py calc", spec.slug]
+        + [f"{name}={to_text(value)}" for name, value in given.items()]
+        + ([f"--preset {preset}"] if preset else [])
+    )
+    body: dict[str, Any] = {"inputs": given}
+    if preset:
+        body["preset"] = preset
+    api_url = request.build_absolute_uri(
+        reverse("calculators-api:runs", kwargs={"slug": spec.slug})
+    )
+    api = (
+        f"curl -X POST '{api_url}?wait=10' -H 'Content-Type: application/json' "
+        f"-d '{json.dumps(body, separators=(',', ':'))}'"
+    )
+    return {"permalink": permalink, "cli": cli, "api": api}
+
+
+def _label_compare_columns(result: dict[str, Any], preset: str) -> dict[str, Any]:
+    """Name the two columns of a comparison by their presets (H100 SXM, H200)."""
+    slugs = preset.split(",")
+    columns = result.get("table", {}).get("columns", [])
+    if len(slugs) != 2 or len(columns) != 2 or not all(s in presets.GPUS for s in slugs):
+        return result
+    table = dict(result["table"])
+    table["columns"] = [
+        f"{c[:1]}: {presets.GPUS[s].name}" for c, s in zip(columns, slugs, strict=True)
+    ]
+    return {**result, "table": table}
+
+
+def _verdict(spec: CalculatorSpec, result: dict[str, Any]) -> dict[str, Any] | None:
+    """serving_estimate's headline: does it fit, and if not, why (the first column)."""
+    if spec.slug != "serving_estimate":
+        return None
+    out = result["outputs"]
+
+    def first(name: str) -> Any:
+        value = out.get(name)
+        while isinstance(value, list):
+            value = value[0] if value else None
+        return value
+
+    return {
+        "fits": bool(first("fits")),
+        "note": first("fit_note"),
+        "max_concurrency": first("max_concurrency"),
+        "weights_gb_per_gpu": first("weights_gb_per_gpu"),
+        "kv_capacity_tokens": first("kv_capacity_tokens"),
+        "several": result.get("points", 1) > 1,
+    }

@@ -318,46 +318,31 @@ def serving_curve(p: Point) -> dict[str, np.ndarray]:
 
 
 def _serving_chart(points: list[Point]) -> dict[str, Any]:
-    series, marks = [], []
+    curves = []
     for p in points[:2]:
         curve = serving_curve(p)
-        x, y = curve["tokens_per_s_per_user"], curve["tokens_per_s_total"]
-        inside = curve["concurrency"] <= max(p.v("max_concurrency"), 1)
-        name = column_label(p, points)[:1] + ": " if len(points) > 1 else ""
-        series.append({"label": f"{name}fits", "x": x[inside].tolist(), "y": y[inside].tolist()})
-        # The dashed part starts at the last point that fits, so the two parts join.
-        beyond = ~inside
-        if beyond.any():
-            beyond[max(int(np.argmax(beyond)) - 1, 0)] = True
-            series.append(
-                {
-                    "label": f"{name}beyond KV",
-                    "x": x[beyond].tolist(),
-                    "y": y[beyond].tolist(),
-                }
-            )
-        limit = int(p.v("max_concurrency"))
-        if limit >= 1:
-            at = np.flatnonzero(curve["concurrency"] == limit)[0]
-            marks.append(
-                {"label": f"{name}memory limit B={limit}", "x": float(x[at]), "y": float(y[at])}
-            )
-        marks.append(
+        tag = column_label(p, points)[:1] + " " if len(points) > 1 else ""
+        curves.append(
             {
-                "label": f"{name}B={p.n('concurrency')}",
-                "x": p.v("tokens_per_s_per_user"),
-                "y": p.v("tokens_per_s_total"),
+                "label": column_label(p, points) if len(points) > 1 else "",
+                "tag": tag,
+                "concurrency": curve["concurrency"].astype(int).tolist(),
+                "x": curve["tokens_per_s_per_user"].tolist(),
+                "y": curve["tokens_per_s_total"].tolist(),
+                "limit": int(p.v("max_concurrency")),
+                "you": {
+                    "label": f"{tag}B={p.n('concurrency')}",
+                    "x": p.v("tokens_per_s_per_user"),
+                    "y": p.v("tokens_per_s_total"),
+                },
             }
         )
     return {
-        "type": "line",
+        "type": "serving",
         "title": "Throughput against speed per user, across concurrency",
-        "x_label": "tokens/s per user",
+        "x_label": "tokens/s per user (1000 / ITL)",
         "y_label": "tokens/s total",
-        "x_log": True,
-        "y_log": True,
-        "series": series,
-        "points": marks,
+        "curves": curves,
     }
 
 
@@ -439,7 +424,7 @@ SERVING_ESTIMATE = CalculatorSpec(
         Output("memory_ms", "Decode weight and KV read", "ms"),
         Output("compute_ms", "Decode compute", "ms"),
     ),
-    chart_type="line",
+    chart_type="serving",
     steps=_serving_steps,
     texts=_serving_texts,
     chart=_serving_chart,

@@ -57,6 +57,21 @@
     window.setTimeout(poll, delay);
   }
 
+  function setupCopy() {
+    if (!navigator.clipboard) return;
+    document.querySelectorAll("button.calc-copy[data-copy]").forEach(function (button) {
+      var label = button.textContent;
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        navigator.clipboard.writeText(button.getAttribute("data-copy")).then(function () {
+          button.textContent = "Copied";
+          window.setTimeout(function () { button.textContent = label; }, 1500);
+        });
+      });
+    });
+  }
+
   setupPresets();
   setupPolling();
+  setupCopy();
 })();

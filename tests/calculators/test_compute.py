@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from calculators.charts import render_chart
 from calculators.compute import run_inline
 from calculators.specs import SPECS
 
@@ -14,7 +15,8 @@ def test_every_example_computes_to_strict_json(slug):
     json.dumps(result, allow_nan=False)
     assert result["steps"] and all(s["lines"] for s in result["steps"])
     assert result["establishes"] and result["needs_measurement"]
-    assert result["chart"]["type"] in {"roofline", "line", "bars", "mig"}
+    assert result["chart"]["type"] in {"roofline", "line", "bars", "mig", "serving"}
+    assert render_chart(result["chart"], uid="t").startswith("<svg")
     declared = {o.name for o in SPECS[slug].outputs}
     assert set(result["outputs"]) <= declared
 
