@@ -10,8 +10,10 @@ The flow, and why:
 - Publishing fails fast (no retries, short broker timeouts in settings). A run that could
   not be published is marked failed so the next identical request enqueues it again,
   and the caller gets ``BrokerUnavailable`` to turn into a 503.
-- ``execute_run`` is what the task calls. Its final write is conditional on the run not
-  being done yet, so a redelivered task (acks_late) can never overwrite a result.
+- ``calculators.execution.execute_run`` is what the task calls (a module of its own, so
+  the task imports it and this module imports the task, with no cycle). Its final write
+  is conditional on the run not being done yet, so a redelivered task (acks_late) can
+  never overwrite a result.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
-from calculators.compute import compute
+from calculators.execution import execute_run
 from calculators.models import CalculationRun, canonical_hash
+from calculators.tasks import run_calculation
 from calculators.validation import validate
 
 logger = logging.getLogger(__name__)
@@ -148,8 +150,6 @@ def _publish(run_id: str) -> bool:
     global _broker_down_until
     if time.monotonic() < _broker_down_until:
         return False
-    from calculators.tasks import run_calculation
-
     future = _publisher.submit(run_calculation.apply_async, args=[run_id], retry=False)
     try:
         future.result(timeout=PUBLISH_DEADLINE_SECONDS)
@@ -158,50 +158,6 @@ def _publish(run_id: str) -> bool:
         _broker_down_until = time.monotonic() + BROKER_BACKOFF_SECONDS
         return False
     return True
-
-
-def execute_run(*, run_id: str) -> str:
-    """Compute one run and record the outcome; returns the final status. Idempotent."""
-    run = CalculationRun.objects.filter(pk=run_id).first()
-    if run is None or run.status == Status.DONE:
-        return "missing" if run is None else Status.DONE
-    started = timezone.now()
-    # Only a queued run (or a running one redelivered after its worker died) is computed.
-    # A failed run stays failed: when its publish was refused the client was told so, and
-    # a task that reached the broker after all must not compute it behind their back.
-    taken = CalculationRun.objects.filter(
-        pk=run_id, status__in=[Status.QUEUED, Status.RUNNING]
-    ).update(status=Status.RUNNING, started_at=started, attempts=F("attempts") + 1)
-    if not taken:
-        return Status.FAILED
-    try:
-        # Validate again: the row is data at rest, and a worker must never trust it blindly.
-        result = compute(run.calculator, validate(run.calculator, run.inputs))
-    except Exception as exc:
-        from celery.exceptions import SoftTimeLimitExceeded
-
-        message = (
-            "The calculation took too long and was stopped."
-            if isinstance(exc, SoftTimeLimitExceeded)
-            else f"The calculation failed: {exc}"
-        )
-        logger.exception("calculation run %s failed", run_id)
-        record_outcome(run_id=run_id, status=Status.FAILED, error=message)
-        return Status.FAILED
-    record_outcome(run_id=run_id, status=Status.DONE, result=result)
-    return Status.DONE
-
-
-def record_outcome(
-    *, run_id: str, status: str, result: dict[str, Any] | None = None, error: str = ""
-) -> bool:
-    """The final write: only a run that is not already done changes, so it is idempotent."""
-    updated = (
-        CalculationRun.objects.filter(pk=run_id)
-        .exclude(status=Status.DONE)
-        .update(status=status, result=result, error=error, finished_at=timezone.now())
-    )
-    return bool(updated)
 
 
 def compute_now(*, run: CalculationRun) -> CalculationRun:

@@ -1,4 +1,4 @@
-"""Celery tasks: thin adapters over calculators.services.
+"""Celery tasks: thin adapters over calculators.execution.
 
 The task takes a run id, never inputs or arrays; the row is the source of truth and
 the task's return value is not used for results. acks_late plus an idempotent final
@@ -10,6 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_init, worker_process_init
 
+from calculators.execution import execute_run
 from calculators.runtime import keep_freed_memory
 
 SOFT_TIME_LIMIT = 30  # seconds; a 10^6-point sweep takes well under one
@@ -26,8 +27,6 @@ TIME_LIMIT = 45
     ignore_result=True,
 )
 def run_calculation(run_id: str) -> str:
-    from calculators.services import execute_run
-
     return execute_run(run_id=run_id)
 
 

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
+from calculators.execution import execute_run
 from calculators.models import CalculationRun
-from calculators.services import execute_run
 from calculators.specs import SPECS
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from calculators.compute import run_inline
+from calculators.execution import execute_run
 from calculators.kernels import KERNELS
-from calculators.services import execute_run
 from calculators.specs import SPECS
 from tests.calculators.brief import BRIEF_SLUGS
 

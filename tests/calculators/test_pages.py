@@ -4,8 +4,8 @@ import re
 
 import pytest
 
+from calculators.execution import execute_run
 from calculators.models import CalculationRun
-from calculators.services import execute_run
 from calculators.specs import SPECS
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from calculators.execution import execute_run
 from calculators.runtime import keep_freed_memory
-from calculators.services import execute_run
 
 pytestmark = pytest.mark.django_db
 BODY = json.dumps({"inputs": {"availability_pct": 99.9}})

@@ -5,8 +5,9 @@ from unittest import mock
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
+from calculators.execution import execute_run, record_outcome
 from calculators.models import CalculationRun, canonical_hash
-from calculators.services import execute_run, record_outcome, run_request
+from calculators.services import run_request
 from calculators.tasks import run_calculation
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +42,7 @@ def test_task_for_a_deleted_run_returns_quietly(published):
 
 def test_soft_time_limit_marks_failed_and_next_request_requeues(published):
     run, _ = run_request(calculator="availability", raw_inputs=INPUTS)
-    with mock.patch("calculators.services.compute", side_effect=SoftTimeLimitExceeded()):
+    with mock.patch("calculators.execution.compute", side_effect=SoftTimeLimitExceeded()):
         assert execute_run(run_id=str(run.pk)) == "failed"
     run.refresh_from_db()
     assert run.status == "failed" and "too long" in run.error
