@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core import mail
+from playwright.sync_api import expect
 
 from questions.content_io import import_content
 from questions.models import Question
@@ -50,7 +51,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     # An anonymous visitor meets the sign-in paywall on an account answer.
     account_q = by_access["account"][0]
     page.goto(url + account_q.get_absolute_url())
-    assert page.locator(".paywall").is_visible()
+    expect(page.locator(".paywall")).to_be_visible()
     assert page.locator("#answer-text").count() == 0
     page.locator(".paywall").screenshot(path=str(shots / "paywall-anonymous.png"))
     page.screenshot(path=str(shots / "question-anonymous.png"), full_page=True)
@@ -64,7 +65,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     page.get_by_label(re.compile("Password \\(again\\)")).fill(PASSWORD)
     page.get_by_role("button", name="Create account").click()
     page.wait_for_url("**/accounts/confirm-email/")
-    assert page.get_by_role("heading", name="Check your email").is_visible()
+    expect(page.get_by_role("heading", name="Check your email")).to_be_visible()
     page.screenshot(path=str(shots / "verification-sent.png"), full_page=True)
 
     # Verify by the emailed link.
@@ -74,7 +75,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     page.screenshot(path=str(shots / "confirm-email.png"), full_page=True)
     page.get_by_role("button", name="Confirm my email").click()
     page.wait_for_load_state()
-    assert page.get_by_role("link", name="Account").is_visible()
+    expect(page.get_by_role("link", name="Account")).to_be_visible()
 
     # The account tier's extra answers are open now; premium ones are not.
     # (A signed-in learner's answer sits in the page, hidden until they reveal it after
@@ -86,17 +87,18 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     page.goto(url + account_q.get_absolute_url())
     page.get_by_role("button", name="Save and reveal the answer").click()
     page.wait_for_load_state()
-    assert page.locator("#answer-text").is_visible()
+    expect(page.locator("#answer-text")).to_be_visible()
     premium_q = by_access["premium"][0]
     page.goto(url + premium_q.get_absolute_url())
     paywall = page.locator(".paywall")
-    assert paywall.is_visible() and page.locator("#answer-text").count() == 0
+    expect(paywall).to_be_visible()
+    expect(page.locator("#answer-text")).to_have_count(0)
     remaining = int(paywall.get_attribute("data-remaining"))
     assert (
         remaining
         == Question.objects.filter(published=True, track__published=True, access="premium").count()
     )
-    assert f"{remaining} remaining answers" in paywall.inner_text()
+    expect(paywall).to_contain_text(f"{remaining} remaining answers")
     paywall.screenshot(path=str(shots / "paywall-free.png"))
 
     # Buy premium with the local provider.
@@ -105,7 +107,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     page.screenshot(path=str(shots / "local-checkout.png"), full_page=True)
     page.get_by_role("button", name="Pay $25").click()
     page.wait_for_url("**/premium/checkout/success/**")
-    assert page.get_by_role("heading", name="You have Premium").is_visible()
+    expect(page.get_by_role("heading", name="You have Premium")).to_be_visible()
     page.screenshot(path=str(shots / "checkout-success.png"), full_page=True)
 
     # Every answer.
@@ -118,7 +120,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
 
     page.goto(url + "/account/receipts/")
     assert page.locator(".receipts-table tbody tr").count() == 1
-    assert "Paid" in page.locator(".receipts-table").inner_text()
+    expect(page.locator(".receipts-table")).to_contain_text("Paid")
     page.screenshot(path=str(shots / "receipts.png"), full_page=True)
     page.locator(".receipts-table a").first.click()
     page.screenshot(path=str(shots / "receipt.png"), full_page=True)
@@ -134,7 +136,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     page.get_by_label("Password").fill("not-my-password")
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_load_state()
-    assert page.locator(".form-errors").is_visible()
+    expect(page.locator(".form-errors")).to_be_visible()
     page.screenshot(path=str(shots / "signin-error.png"), full_page=True)
     page.goto(url + "/premium/")
     page.screenshot(path=str(shots / "premium-anonymous.png"), full_page=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from allauth.account.models import EmailAddress
 from django.conf import settings
+from playwright.sync_api import expect
 
 from questions.content_io import import_content
 from questions.models import Concept, Question
@@ -59,7 +60,7 @@ def test_account_and_paywall_pages(browser, live_server, viewport, shots):
         page.screenshot(path=str(shots / f"{shot}-{name}.png"), full_page=(name == "phone"))
     if concept is not None:
         page.goto(url + concept.get_absolute_url())
-        assert page.locator(".paywall").is_visible()
+        expect(page.locator(".paywall")).to_be_visible()
         page.locator(".paywall").screenshot(path=str(shots / f"paywall-concept-{name}.png"))
 
     user = UserFactory(email=f"shots-{name}@example.com")
@@ -78,7 +79,7 @@ def test_account_and_paywall_pages(browser, live_server, viewport, shots):
         (premium_q.get_absolute_url(), "question-premium-free"),
     ]:
         page.goto(url + path)
-        assert page.locator(".site-header").is_visible(), path
+        expect(page.locator(".site-header")).to_be_visible()
         no_sideways_overflow(page, viewport)
         page.screenshot(path=str(shots / f"{shot}-{name}.png"), full_page=(name == "phone"))
     paywall = page.locator(".paywall")

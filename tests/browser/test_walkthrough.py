@@ -2,6 +2,7 @@
 
 import pytest
 from django.conf import settings
+from playwright.sync_api import expect
 
 from questions.content_io import import_content
 from tests.conftest import DESKTOP, PHONE
@@ -24,7 +25,7 @@ def test_walk_home_to_concept(browser, live_server, viewport, artifacts_dir):
 
     page.get_by_role("link", name="Curriculum").first.click()
     page.wait_for_url("**/curriculum/")
-    assert page.get_by_role("heading", name="Curriculum", level=1).is_visible()
+    expect(page.get_by_role("heading", name="Curriculum", level=1)).to_be_visible()
     page.screenshot(path=str(artifacts_dir / f"curriculum-{name}.png"), full_page=True)
 
     page.locator(".track-card a").first.click()
@@ -34,13 +35,13 @@ def test_walk_home_to_concept(browser, live_server, viewport, artifacts_dir):
 
     page.locator(".question-row-title").first.click()
     page.wait_for_url("**/tracks/*/1/*/")
-    assert page.locator("#answer-text").is_visible()  # question 1 is open to everyone
-    assert page.get_by_role("heading", name="The concepts behind this question").is_visible()
+    expect(page.locator("#answer-text")).to_be_visible()  # question 1 is open to everyone
+    expect(page.get_by_role("heading", name="The concepts behind this question")).to_be_visible()
     page.screenshot(path=str(artifacts_dir / f"question-{name}.png"), full_page=True)
 
     page.locator(".concept-card-title").first.click()
     page.wait_for_url("**/concepts/*/")
-    assert page.get_by_text("Questions that use this concept").is_visible()
+    expect(page.get_by_text("Questions that use this concept")).to_be_visible()
     page.screenshot(path=str(artifacts_dir / f"concept-{name}.png"), full_page=True)
 
     # nothing overflows sideways on a phone

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from playwright.sync_api import expect
 
 from tests.calculators.stack import running_stack
 from tests.conftest import DESKTOP, PHONE
@@ -42,7 +43,7 @@ def test_fill_form_wait_for_result_and_chart(browser, stack):
     page.wait_for_url("**/calculators/decode_bound/runs/**")
     page.wait_for_selector(".calc-result svg.calc-chart", timeout=60_000)
     assert page.locator(".calc-outputs").inner_text().count("tokens/s") >= 3
-    assert page.get_by_text("What this establishes").is_visible()
+    expect(page.get_by_text("What this establishes")).to_be_visible()
     assert page.locator("svg.calc-chart .calc-point").count() >= 3  # the input points
     # Changing one input and resubmitting keeps the others.
     page.fill("input[name=params_b]", "8")
@@ -63,7 +64,7 @@ def test_form_error_is_shown_next_to_the_field(browser, stack):
     page.fill("input[name=layers]", "-3")
     page.click("button[value=run]")
     error = page.locator(".field-invalid .field-error")
-    assert "must be at least 1" in error.first.inner_text()
+    expect(error.first).to_contain_text("must be at least 1")
     page.screenshot(path=str(SHOTS / "kv_cache-error-phone.png"), full_page=True)
     page.close()
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from playwright.sync_api import expect
 
 from inferview.community.bookmarks import services as bookmark_services
 from inferview.community.discussion import services as discussion_services
@@ -72,10 +73,10 @@ def test_learner_journey(browser, live_server, verified_user):
     button.click()
     page.wait_for_selector(".question-tools .bookmark-button[aria-pressed=true]")
     assert page.evaluate("window.__noReload") == 1
-    assert "Bookmarked" in button.inner_text()
+    expect(button).to_contain_text("Bookmarked")
 
     # Write an approach, reveal, rate.
-    assert not page.locator("#answer-text").is_visible()
+    expect(page.locator("#answer-text")).to_be_hidden()
     shot(page, "question-before-reveal")
     page.fill("#id_approach", "Start from bytes per token, then multiply by layers.")
     page.get_by_role("button", name="Save and reveal the answer").click()
@@ -94,10 +95,10 @@ def test_learner_journey(browser, live_server, verified_user):
         page.locator("#dash-bookmarks").locator("xpath=..").get_by_text(question.title).count() == 1
     )
     assert page.locator("#dash-due").locator("xpath=..").get_by_text(question.title).count() == 1
-    assert page.get_by_text("rated Good").is_visible()
+    expect(page.get_by_text("rated Good")).to_be_visible()
     shot(page, "dashboard")
     page.goto(live_server.url + "/review/")
-    assert page.get_by_text(question.title).first.is_visible()
+    expect(page.get_by_text(question.title).first).to_be_visible()
     shot(page, "review")
 
     # Comment, reply, edit, delete.
@@ -123,7 +124,7 @@ def test_learner_journey(browser, live_server, verified_user):
     ).click()
     page.get_by_role("button", name="Delete comment").click()
     page.wait_for_selector(".comment-placeholder:text('[deleted]')")
-    assert page.get_by_text("batch size matters").is_visible()  # the reply keeps its thread
+    expect(page.get_by_text("batch size matters")).to_be_visible()  # the reply keeps its thread
     assert page.get_by_text("(edited)").count() == 0
     shot(page, "discussion-after-delete")
 
@@ -132,7 +133,8 @@ def test_learner_journey(browser, live_server, verified_user):
     page.press("#nav-q", "Enter")
     page.wait_for_url(re.compile(r"/search/\?q="))
     hit = page.locator(".search-hit").filter(has_text=question.title).first
-    assert hit.is_visible() and hit.locator("mark").count() >= 1
+    expect(hit).to_be_visible()
+    assert hit.locator("mark").count() >= 1
     shot(page, "search")
 
     assert problems == []
@@ -193,7 +195,7 @@ def test_bookmark_toggle_without_javascript(browser, live_server, signed_in_page
     page.locator(".question-row .bookmark-button").first.click()
     page.wait_for_selector(".question-row .bookmark-button[aria-pressed=true]")
     assert page.url.endswith(q.track.get_absolute_url())
-    assert page.get_by_text("Bookmarked.").first.is_visible()
+    expect(page.get_by_text("Bookmarked.").first).to_be_visible()
     context.close()
 
 
@@ -238,7 +240,7 @@ def test_xss_corpus_runs_no_script_in_chromium(browser, live_server, signed_in_p
             "els => els.flatMap(e => [...e.attributes].map(a => a.name)).filter(n => n.startsWith('on') || n === 'style' || n === 'src')",
         )
         assert handlers == []
-        page.wait_for_timeout(300)
+        page.wait_for_load_state("load")  # every resource the page asked for has settled
         assert page.evaluate("window.__xss") == 0
     shot(page, "xss-corpus")
     assert problems == []
