@@ -10,7 +10,8 @@ times in ms (request_s in s); throughputs in tokens/s; cost in USD per 10^6 outp
 The model, step by step (each line is one line of code below):
 - Memory per GPU: weights params·bytes / tp; the engine may use memory × utilisation;
   what is left over, over all tp GPUs, is the KV pool.
-- KV bytes per token: 2·layers·kv_heads·head_dim·bytes (MHA/GQA), unless given.
+- KV bytes per token: 2·layers·kv_heads·head_dim·bytes (MHA/GQA), layers·(kv_lora_rank
+  + rope_head_dim)·bytes (MLA), unless given.
 - max_concurrency: requests whose whole sequence (prompt + output) fits in the pool.
 - Decode step (ITL): every step reads all resident weights (at serving batch sizes an MoE
   step touches nearly every expert; at batch 1 this overstates MoE reads) and each
@@ -47,6 +48,25 @@ PRECISIONS = tuple(PRECISION_BYTES)
 FIT_NOTES = ("fits", "KV cache too small for this concurrency", "weights do not fit")
 
 
+def kv_bytes_of(
+    *,
+    layers: ArrayLike,
+    bytes_per_elem: ArrayLike,
+    kv_heads: ArrayLike | None = None,
+    head_dim: ArrayLike | None = None,
+    kv_lora_rank: ArrayLike | None = None,
+    rope_head_dim: ArrayLike | None = None,
+) -> np.ndarray:
+    """KV bytes per token: MLA caches layers·(kv_lora_rank + rope_head_dim) elements (one
+    latent and one RoPE key per layer, shared by all heads); MHA/GQA caches a key and a
+    value per KV head, 2·layers·kv_heads·head_dim."""
+    if kv_lora_rank is not None and rope_head_dim is not None:
+        return f64(layers) * (f64(kv_lora_rank) + f64(rope_head_dim)) * f64(bytes_per_elem)
+    if kv_heads is None or head_dim is None:
+        raise ValueError("kv_heads and head_dim, or kv_lora_rank and rope_head_dim, are needed")
+    return 2.0 * f64(layers) * f64(kv_heads) * f64(head_dim) * f64(bytes_per_elem)
+
+
 def precision_bytes(names: ArrayLike) -> np.ndarray:
     """Bytes per element for an array of precision names."""
     names = np.asarray(names, dtype=str)
@@ -77,6 +97,8 @@ def serving_estimate(
     compute_efficiency: ArrayLike = 0.5,
     gpu_memory_utilization: ArrayLike = 0.9,
     kv_bytes_per_token: ArrayLike | None = None,
+    kv_lora_rank: ArrayLike | None = None,
+    rope_head_dim: ArrayLike | None = None,
     gpu_cost_per_hour: ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
@@ -110,7 +132,16 @@ def serving_estimate(
     usable_gb_per_gpu = mem * util
     kv_pool_gb = np.maximum(usable_gb_per_gpu - weights_gb_per_gpu, 0.0) * tp_
     kv_bpt = (
-        2.0 * layers_ * nkv * hd * kb if kv_bytes_per_token is None else f64(kv_bytes_per_token)
+        kv_bytes_of(
+            layers=layers_,
+            kv_heads=nkv,
+            head_dim=hd,
+            kv_lora_rank=kv_lora_rank,
+            rope_head_dim=rope_head_dim,
+            bytes_per_elem=kb,
+        )
+        if kv_bytes_per_token is None
+        else f64(kv_bytes_per_token)
     )
     kv_capacity_tokens = np.floor(safe_div(kv_pool_gb * 1e9, kv_bpt))
     seq_tokens = n_in + n_out

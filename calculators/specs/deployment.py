@@ -51,6 +51,75 @@ def _device_memory() -> Input:
     )
 
 
+def _mla_inputs() -> tuple[Input, Input]:
+    return (
+        Input(
+            "kv_lora_rank",
+            "MLA latent width (kv_lora_rank)",
+            "",
+            min=1,
+            max=65536,
+            kind=INTEGER,
+            required=False,
+            help="MLA models (DeepSeek-V3: 512): the cache holds this latent per layer.",
+        ),
+        Input(
+            "rope_head_dim",
+            "MLA RoPE key width",
+            "",
+            min=1,
+            max=65536,
+            kind=INTEGER,
+            required=False,
+            help="MLA models (DeepSeek-V3: 64), cached beside the latent.",
+        ),
+    )
+
+
+def _kv_override() -> Input:
+    return Input(
+        "kv_bytes_per_token",
+        "KV bytes per token (override)",
+        "bytes",
+        min=0,
+        min_exclusive=True,
+        max=1e9,
+        required=False,
+        help="Overrides what the architecture gives; Llama-3.1-70B in BF16: 327,680.",
+    )
+
+
+def _kv_steps(p: Point) -> list[str]:
+    """How kv_bytes_per_token was found, as a worked step."""
+    if p.inputs.get("kv_bytes_per_token") is not None:
+        return [f"kv_bytes_per_token = {p.f('kv_bytes_per_token')} (given)"]
+    size = number(_bytes(p.v("kv_precision")))
+    if p.inputs.get("kv_lora_rank") is not None and p.inputs.get("rope_head_dim") is not None:
+        return [
+            f"kv_bytes_per_token (MLA) = layers × (kv_lora_rank + rope_head_dim) × "
+            f"bytes({p.v('kv_precision')}) = {p.n('layers')} × ({p.n('kv_lora_rank')} + "
+            f"{p.n('rope_head_dim')}) × {size} = {p.f('kv_bytes_per_token')}"
+        ]
+    return [
+        f"kv_bytes_per_token = 2 × layers × kv_heads × head_dim × bytes({p.v('kv_precision')})"
+        f" = 2 × {p.n('layers')} × {p.n('kv_heads')} × {p.n('head_dim')} × {size} = "
+        f"{p.f('kv_bytes_per_token')}"
+    ]
+
+
+def _kv_check(clean: dict[str, Any]) -> dict[str, list[str]]:
+    """The KV size must be derivable: given, GQA (kv_heads, head_dim) or MLA."""
+    if clean.get("kv_bytes_per_token") is not None or clean.get("layers") is None:
+        return {}
+    mla = [clean.get("kv_lora_rank") is not None, clean.get("rope_head_dim") is not None]
+    if any(mla) and not all(mla):
+        missing = "rope_head_dim" if mla[0] else "kv_lora_rank"
+        return {missing: ["required with the other MLA width"]}
+    if not all(mla) and (clean.get("kv_heads") is None or clean.get("head_dim") is None):
+        return {"kv_heads": ["give kv_heads and head_dim, the MLA widths, or kv_bytes_per_token"]}
+    return {}
+
+
 def _utilization() -> Input:
     return fraction(
         "gpu_memory_utilization",
@@ -225,12 +294,7 @@ def _serving_steps(p: Point) -> list[str]:
         f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {tp} = "
         f"{p.f('weights_gb_per_gpu')}",
     ]
-    if p.inputs.get("kv_bytes_per_token") is None:
-        lines.append(
-            f"kv_bytes_per_token = 2 × layers × kv_heads × head_dim × bytes({p.v('kv_precision')})"
-            f" = 2 × {p.n('layers')} × {p.n('kv_heads')} × {p.n('head_dim')} × "
-            f"{number(_bytes(p.v('kv_precision')))} = {p.f('kv_bytes_per_token')}"
-        )
+    lines += _kv_steps(p)
     lines += [
         f"KV pool = (memory × utilisation − weights per GPU) × tp = ({p.f('device_memory_gb')}"
         f" × {p.n('gpu_memory_utilization')} − {p.f('weights_gb_per_gpu')}) × {tp} = "
@@ -347,7 +411,7 @@ def _serving_chart(points: list[Point]) -> dict[str, Any]:
 
 
 def _serving_check(clean: dict[str, Any]) -> dict[str, list[str]]:
-    errors: dict[str, list[str]] = {}
+    errors: dict[str, list[str]] = _kv_check(clean)
     heads, kv = clean.get("heads"), clean.get("kv_heads")
     if isinstance(heads, int) and isinstance(kv, int) and kv > heads:
         errors["kv_heads"] = [f"must not exceed heads ({heads}); GQA shares KV heads"]
@@ -378,16 +442,8 @@ SERVING_ESTIMATE = CalculatorSpec(
         _count("heads", "Attention heads (query)", hi=1024),
         _count("kv_heads", "KV heads", hi=1024),
         _count("head_dim", "Head dimension", hi=4096),
-        Input(
-            "kv_bytes_per_token",
-            "KV bytes per token (override)",
-            "bytes",
-            min=0,
-            min_exclusive=True,
-            max=1e9,
-            required=False,
-            help="For MLA: layers × (kv_lora_rank + rope_head_dim) × bytes.",
-        ),
+        *_mla_inputs(),
+        _kv_override(),
         Input(
             "weight_precision", "Weight precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
         ),
@@ -453,7 +509,7 @@ SERVING_ESTIMATE = CalculatorSpec(
 
 
 def _paged_steps(p: Point) -> list[str]:
-    return [
+    return _kv_steps(p) + [
         f"kv_pool_gb = memory × utilisation − weights − reserve = {p.f('device_memory_gb')} × "
         f"{p.n('gpu_memory_utilization')} − {p.f('weights_gb')} − {p.f('reserve_gb')} = "
         f"{p.f('kv_pool_gb')}",
@@ -509,10 +565,13 @@ def _paged_chart(points: list[Point]) -> dict[str, Any]:
 
 
 def _paged_check(clean: dict[str, Any]) -> dict[str, list[str]]:
+    errors = _kv_check(clean)
+    if clean.get("kv_bytes_per_token") is None and clean.get("layers") is None:
+        errors["kv_bytes_per_token"] = ["required, or give the architecture (layers, ...)"]
     mean, mx = clean.get("mean_tokens"), clean.get("max_tokens")
     if isinstance(mean, int | float) and isinstance(mx, int | float) and mean > mx:
-        return {"mean_tokens": [f"must not exceed max_tokens ({mx:g})"]}
-    return {}
+        errors["mean_tokens"] = [f"must not exceed max_tokens ({mx:g})"]
+    return errors
 
 
 PAGED_KV_CAPACITY = CalculatorSpec(
@@ -532,20 +591,20 @@ PAGED_KV_CAPACITY = CalculatorSpec(
             min=0,
             max=1e5,
         ),
+        _kv_override(),
+        Input("layers", "Layers", "", min=1, max=1000, kind=INTEGER, required=False),
+        Input("kv_heads", "KV heads", "", min=1, max=1024, kind=INTEGER, required=False),
+        Input("head_dim", "Head dimension", "", min=1, max=4096, kind=INTEGER, required=False),
+        *_mla_inputs(),
         Input(
-            "kv_bytes_per_token",
-            "KV bytes per token",
-            "bytes",
-            min=0,
-            min_exclusive=True,
-            max=1e9,
-            help="2 × layers × kv_heads × head_dim × bytes; Llama-3.1-70B in BF16: 327,680.",
+            "kv_precision", "KV cache precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
         ),
         _count("block_size", "Block size", default=16, hi=1024),
         Input("mean_tokens", "Mean tokens per sequence", "tokens", min=1, max=1e8),
         Input("max_tokens", "Maximum tokens per sequence", "tokens", min=1, max=1e8),
     ),
     outputs=(
+        Output("kv_bytes_per_token", "KV bytes per token", "bytes"),
         Output("kv_pool_gb", "KV pool", "GB"),
         Output("blocks", "Blocks", kind="integer"),
         Output("tokens_capacity", "Token capacity", "tokens"),

@@ -241,3 +241,44 @@ def test_paged_check_mean_above_max():
     with pytest.raises(CalculatorInputError) as exc:
         run_inline("paged_kv_capacity", {**PAGED, "mean_tokens": 5000})
     assert "mean_tokens" in exc.value.fields
+
+
+def test_deepseek_v3_mla_cache_reference():
+    """Contract reference: DeepSeek-V3 caches 61 × (512 + 64) × 2 = 70,272 bytes per token
+    in BF16 (MLA: one latent and one RoPE key per layer). A 40 GB pool then holds
+    ⌊40e9 / (16 × 70,272)⌋ = ⌊35,576.04⌋ = 35,576 blocks of 16 tokens."""
+    mla = dict(layers=61, kv_lora_rank=512, rope_head_dim=64)
+    out = serving_estimate(**{**SERVING, **mla, "kv_precision": "bf16"})
+    assert out["kv_bytes_per_token"] == 70_272
+    paged = paged_kv_capacity(
+        device_memory_gb=50,
+        gpu_memory_utilization=0.8,
+        weights_gb=0,
+        block_size=16,
+        mean_tokens=100,
+        max_tokens=100,
+        **mla,
+    )
+    assert paged["kv_bytes_per_token"] == 70_272 and paged["blocks"] == 35_576
+    fp8 = paged_kv_capacity(
+        device_memory_gb=50,
+        weights_gb=0,
+        mean_tokens=1,
+        max_tokens=1,
+        kv_precision="fp8",
+        layers=80,
+        kv_heads=8,
+        head_dim=128,
+    )
+    assert fp8["kv_bytes_per_token"] == 163_840  # 2 × 80 × 8 × 128 × 1 byte
+
+
+def test_paged_needs_a_kv_size():
+    with pytest.raises(CalculatorInputError) as exc:
+        run_inline(
+            "paged_kv_capacity", {k: v for k, v in PAGED.items() if k != "kv_bytes_per_token"}
+        )
+    assert "kv_bytes_per_token" in exc.value.fields
+    with pytest.raises(CalculatorInputError) as exc:
+        run_inline("serving_estimate", {**SERVING, "kv_lora_rank": 512})
+    assert "rope_head_dim" in exc.value.fields
