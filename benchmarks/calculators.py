@@ -6,6 +6,9 @@
 Kernel half: a 10^6-point sweep of decode_bound and roofline in one NumPy kernel call
 against the same points computed one by one in a pure-Python loop (target >= 50x).
 
+Also a 100 × 100 grid of serving_estimate (concurrency × prompt length) in one kernel
+call against a Python loop over the same 10^4 cells (target >= 50x; --grid runs only it).
+
 Also the memory floor: NumPy reading the same inputs and writing as many outputs
 (target: kernel within 3x of it).
 
@@ -142,6 +145,88 @@ def kernel_half() -> None:
             )
 
 
+SERVING = dict(
+    params_b=70.6,
+    layers=80,
+    heads=64,
+    kv_heads=8,
+    head_dim=128,
+    device_memory_gb=80.0,
+    bandwidth_tbs=3.35,
+    peak_tflops=989.0,
+    output_tokens=500,
+    tp=2,
+    bandwidth_efficiency=0.8,
+    compute_efficiency=0.5,
+    gpu_memory_utilization=0.9,
+    gpu_cost_per_hour=2.5,
+)
+WEIGHT_BYTES, KV_BYTES = 1.0, 1.0  # fp8 weights and KV cache
+
+
+def python_serving(concurrency, prompt, *, params_b, layers, heads, kv_heads, head_dim,
+                   device_memory_gb, bandwidth_tbs, peak_tflops, output_tokens, tp,
+                   bandwidth_efficiency, compute_efficiency, gpu_memory_utilization,
+                   gpu_cost_per_hour):  # fmt: skip
+    """serving_estimate for one cell in plain Python (the loop baseline)."""
+    weights_gb = params_b * WEIGHT_BYTES
+    per_gpu = weights_gb / tp
+    pool_gb = max(device_memory_gb * gpu_memory_utilization - per_gpu, 0.0) * tp
+    kv_bpt = 2.0 * layers * kv_heads * head_dim * KV_BYTES
+    capacity = math.floor(pool_gb * 1e9 / kv_bpt)
+    max_conc = math.floor(capacity / (prompt + output_tokens))
+    fits = per_gpu <= device_memory_gb * gpu_memory_utilization and concurrency <= max_conc
+    context = prompt + output_tokens / 2
+    bw = tp * bandwidth_tbs * 1e12 * bandwidth_efficiency
+    flops = tp * peak_tflops * 1e12 * compute_efficiency
+    memory_ms = (weights_gb * 1e9 + concurrency * context * kv_bpt) / bw * 1e3
+    compute_ms = concurrency * (2 * params_b * 1e9 + 4 * layers * context * heads * head_dim)
+    compute_ms = compute_ms / flops * 1e3
+    itl = max(memory_ms, compute_ms)
+    prefill_flops = 2 * params_b * 1e9 * prompt + 2 * layers * prompt**2 * heads * head_dim
+    prefill = max(prefill_flops / flops * 1e3, weights_gb * 1e9 / bw * 1e3)
+    request_ms = concurrency * prefill + output_tokens * itl
+    total = concurrency * output_tokens / request_ms * 1e3
+    cost = gpu_cost_per_hour * tp / 3600 / total * 1e6
+    return per_gpu, kv_bpt, pool_gb, capacity, max_conc, fits, prefill, itl, 1e3 / itl, total, cost
+
+
+def serving_grid(n: int = 100) -> None:
+    """serving_estimate over an n × n grid (concurrency × prompt length) in one kernel
+    call, against a pure-Python loop over the same n² cells (target >= 50x)."""
+    from calculators.kernels import serving_estimate
+
+    concurrency = np.unique(np.geomspace(1, 4096, n).round()).astype(float)
+    concurrency = np.linspace(1, 4096, n).round() if concurrency.size < n else concurrency
+    prompt = np.linspace(128, 32768, n).round()
+
+    def kernel():
+        return serving_estimate(
+            **SERVING,
+            weight_precision="fp8",
+            kv_precision="fp8",
+            concurrency=concurrency.reshape(-1, 1),
+            prompt_tokens=prompt.reshape(1, -1),
+        )
+
+    cells = [(c, q) for c in concurrency.tolist() for q in prompt.tolist()]
+
+    def loop():
+        return [python_serving(c, q, **SERVING) for c, q in cells]
+
+    out, rows = kernel(), loop()
+    # Same numbers both ways, or the comparison means nothing.
+    assert np.allclose(out["tokens_per_s_total"].reshape(-1), [r[9] for r in rows])
+    assert (out["max_concurrency"].reshape(-1) == [r[4] for r in rows]).all()
+    assert (out["fits"].reshape(-1) == [r[5] for r in rows]).all()
+    tk, tp = _best(kernel, repeat=7), _best(loop, repeat=3)
+    print(
+        f"serving_estimate grid: {len(concurrency)} × {len(prompt)} = {len(cells):,} cells, "
+        f"one kernel call {tk * 1000:.2f} ms, python loop {tp * 1000:.1f} ms, "
+        f"ratio {tp / tk:.0f}x (target >= 50x)"
+    )
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     k = (len(ordered) - 1) * q
@@ -243,14 +328,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernel", action="store_true", help="kernel half only")
     parser.add_argument("--api", action="store_true", help="API half only")
+    parser.add_argument("--grid", action="store_true", help="serving_estimate grid only")
     parser.add_argument("--samples", type=int, default=100, help="API round trips per case")
     parser.add_argument("--transport", choices=["redis", "embedded"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.transport:  # a child run for one transport
         api_half(args.samples, os.environ.get("REDIS_URL") if args.transport == "redis" else None)
         return
+    if args.grid:
+        serving_grid()
+        return
     if not args.api:
         kernel_half()
+        serving_grid()
     if not args.kernel:
         import subprocess
 

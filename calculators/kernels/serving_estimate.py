@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._common import broadcast, f64, labels_where, safe_div
+from ._common import f64, labels_where, safe_div
 
 PRECISION_BYTES = {
     "fp32": 4.0,
@@ -105,23 +105,13 @@ def serving_estimate(
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
     itl_ms, decode_bound, request_s), the throughputs (tokens_per_s_per_user,
     tokens_per_s_total) and, with gpu_cost_per_hour, cost_per_m_output_tokens."""
-    p, layers_, nh, nkv, hd, mem, bw, peak, n_in, n_out, conc, tp_, be, ce, util = broadcast(
-        f64(params_b),
-        f64(layers),
-        f64(heads),
-        f64(kv_heads),
-        f64(head_dim),
-        f64(device_memory_gb),
-        f64(bandwidth_tbs),
-        f64(peak_tflops),
-        f64(prompt_tokens),
-        f64(output_tokens),
-        f64(concurrency),
-        f64(tp),
-        f64(bandwidth_efficiency),
-        f64(compute_efficiency),
-        f64(gpu_memory_utilization),
-    )
+    # Not broadcast up front: inputs keep their own shapes, so in a grid over concurrency
+    # and prompt length the per-model arithmetic (weights, KV size, pool) stays scalar
+    # and only what depends on the swept inputs is computed per cell.
+    p, layers_, nh, nkv, hd = map(f64, (params_b, layers, heads, kv_heads, head_dim))
+    mem, bw, peak, tp_ = map(f64, (device_memory_gb, bandwidth_tbs, peak_tflops, tp))
+    n_in, n_out, conc = map(f64, (prompt_tokens, output_tokens, concurrency))
+    be, ce, util = map(f64, (bandwidth_efficiency, compute_efficiency, gpu_memory_utilization))
     active = p if active_params_b is None else f64(active_params_b)
     wb = precision_bytes(weight_precision)
     kb = precision_bytes(kv_precision)
