@@ -12,6 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from questions import content_version
+
 from .models import HANDLE_PREFIX, Theme, User
 
 
@@ -51,11 +53,16 @@ def update_profile(*, user: User, display_name: str, theme: str) -> User:
         raise ValidationError({"display_name": exc.messages}) from exc
     if theme not in Theme.values:
         raise ValidationError({"theme": [f"Choose one of: {', '.join(Theme.values)}."]})
+    renamed = name != user.display_name
     user.display_name = name
     user.theme = theme
     try:
         with transaction.atomic():
             user.save(update_fields=["display_name", "theme"])
+            if renamed:
+                # Cached anonymous pages show this learner's comments under the old name;
+                # retire them (as a new comment does) once the rename is committed.
+                transaction.on_commit(content_version.bump)
     except IntegrityError as exc:  # another learner took the name since the check
         raise ValidationError({"display_name": ["That display name is taken."]}) from exc
     return user

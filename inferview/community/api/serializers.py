@@ -143,7 +143,7 @@ class ReplySerializer(serializers.ModelSerializer):
         fields = ["id", "parent", "author", "body", "body_html", "state", "created_at", "edited_at"]
 
     def get_author(self, obj: Comment) -> str | None:
-        return obj.author.username if obj.is_visible else None
+        return obj.author.public_name if obj.is_visible else None
 
     def get_body(self, obj: Comment) -> str:
         return obj.body if obj.is_visible else ""
