@@ -33,7 +33,9 @@ def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
     spec = SPECS[slug]
     grid = inputs.get(GRID_KEY) or []
     arrays = {
-        name: _as_array(spec, name, value) for name, value in inputs.items() if name != GRID_KEY
+        name: _as_array(spec, name, value)
+        for name, value in spec.kernel_inputs(inputs).items()
+        if name != GRID_KEY
     }
     if grid:
         arrays = grid_arrays(arrays, grid)

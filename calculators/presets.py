@@ -1,41 +1,94 @@
-"""Hardware presets: GPUs, two local devices and their MIG profiles, kept as data.
+"""Hardware presets: GPUs, accelerators, TPUs and two local devices, kept as data.
 
-Each figure carries the source it was taken from. Figures are dense tensor throughput
-(sparse is twice). A field named in ``unconfirmed`` could not be checked against the
-vendor document when it was entered; pages and texts say so rather than present it as
-fact. None means unknown: a preset never fills an input with an unknown figure.
+Every figure carries the document it was taken from (``source``, a data-sheet URL).
+Peaks are dense tensor throughput per precision in TFLOP/s (TOPS for int8): where a data
+sheet prints the sparse figure as its headline (``sparse_headline``: NVIDIA marks those
+with an asterisk), the dense figure entered here is half of it. A precision the sheet
+gives no figure for is simply absent, so a calculator asks for ``peak_tflops`` rather than
+guess. A field named in ``unconfirmed`` could not be checked against the vendor document
+when it was entered; pages and texts say so. None means unknown.
 
-This module is pure data (no Django) so that kernels may import it.
+Memory: ``memory_gb`` is the data sheet's capacity figure as printed. Most GPU sheets
+print binary capacities as "GB" (an "80GB" H100 has 80 GiB of HBM); ``memory_gib`` is
+the total as ``nvidia-smi`` reports it, where known, and ``capacity_gb`` turns that into
+decimal GB (1e9 bytes) so a fit check compares GB with GB.
+
+This module is pure data (no Django). Kernels must not import it (they receive numbers);
+the MIG profiles live in the kernel package and are re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from calculators.kernels.mig_profiles import (
+    COMPUTE_SLICES,
+    GIB_IN_GB,
+    MEMORY_SLICES,
+    MIG_GUIDE,
+    MIG_PROFILES,
+    MigProfile,
+    all_mig_profile_names,
+    mig_profile,
+    mig_profile_names,
+)
+
+# Precisions a preset may give a dense peak for; bf16 stands for BF16 and FP16 (equal on
+# every part here), fp64 is the FP64 tensor/matrix figure where the part has one.
+PRECISIONS = ("fp64", "tf32", "bf16", "fp8", "fp6", "fp4", "int8")
+DEFAULT_PRECISION = "bf16"
 
 
 @dataclass(frozen=True)
 class GpuPreset:
     slug: str
     name: str
-    bf16_tflops: float | None  # dense BF16/FP16 tensor TFLOP/s
-    fp8_tflops: float | None  # dense FP8 tensor TFLOP/s, None where the part has none
-    memory_gb: float
-    bandwidth_tbs: float
-    sms: int | None  # streaming multiprocessors (compute units on AMD)
+    peaks: Mapping[str, float]  # precision -> dense TFLOP/s (TOPS for int8)
+    memory_gb: float  # capacity as the data sheet prints it
+    bandwidth_tbs: float | None
+    sms: int | None  # streaming multiprocessors (compute units on AMD, TensorCores on TPU)
+    source: str
+    sparse_headline: bool = False  # the sheet's headline tensor figure is with sparsity
+    memory_gib: float | None = None  # total as nvidia-smi reports it, where known
+    memory_source: str = ""
     sm_label: str = "SMs"
     mig: bool = False
-    kind: str = "datacenter"  # datacenter | local
-    source: str = ""
+    kind: str = "datacenter"  # datacenter | local | tpu
     unconfirmed: tuple[str, ...] = ()
     note: str = ""
+
+    def peak(self, precision: str) -> float | None:
+        """Dense peak at ``precision`` in TFLOP/s, or None where the sheet gives none."""
+        return self.peaks.get(precision)
+
+    @property
+    def bf16_tflops(self) -> float | None:
+        return self.peak("bf16")
+
+    @property
+    def fp8_tflops(self) -> float | None:
+        return self.peak("fp8")
+
+    @property
+    def capacity_gb(self) -> float:
+        """Device memory in GB (1e9 bytes): the nvidia-smi total where known, else the
+        data sheet's figure read as decimal GB (the conservative reading)."""
+        return self.memory_gb if self.memory_gib is None else self.memory_gib * GIB_IN_GB
 
     def as_dict(self) -> dict[str, object]:
         return {
             "slug": self.slug,
             "name": self.name,
+            "peaks_tflops": dict(self.peaks),
             "bf16_tflops": self.bf16_tflops,
             "fp8_tflops": self.fp8_tflops,
+            "sparse_headline": self.sparse_headline,
             "memory_gb": self.memory_gb,
+            "memory_gib": self.memory_gib,
+            "capacity_gb": self.capacity_gb,
+            "memory_source": self.memory_source,
             "bandwidth_tbs": self.bandwidth_tbs,
             "sms": self.sms,
             "sm_label": self.sm_label,
@@ -47,40 +100,38 @@ class GpuPreset:
         }
 
 
-MIG_GUIDE = (
-    "NVIDIA Multi-Instance GPU User Guide, 'Supported MIG Profiles' and its "
-    "nvidia-smi mig -lgip listings"
+def _peaks(**figures: float) -> Mapping[str, float]:
+    unknown = set(figures) - set(PRECISIONS)
+    if unknown:
+        raise ValueError(f"unknown precision(s) {sorted(unknown)}")
+    return MappingProxyType(dict(figures))
+
+
+# Data sheets (URLs as published by the vendors).
+A100_SHEET = (
+    "NVIDIA A100 Tensor Core GPU datasheet, "
+    "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/"
+    "nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf"
 )
+H100_SHEET = (
+    "NVIDIA H100 Tensor Core GPU datasheet (SXM, PCIe and NVL columns), "
+    "https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet"
+)
+H200_SHEET = "NVIDIA H200 Tensor Core GPU, https://www.nvidia.com/en-us/data-center/h200/"
+GH200_SHEET = (
+    "NVIDIA GH200 Grace Hopper Superchip, "
+    "https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/"
+)
+HGX_SHEET = "NVIDIA HGX platform specifications (per GPU = 8-GPU figure / 8), https://www.nvidia.com/en-us/data-center/hgx/"
+GB200_SHEET = "NVIDIA GB200 NVL72 (per GPU = rack figure / 72), https://www.nvidia.com/en-us/data-center/gb200-nvl72/"
+GB300_SHEET = "NVIDIA GB300 NVL72 (per GPU = rack figure / 72), https://www.nvidia.com/en-us/data-center/gb300-nvl72/"
+ADA_WHITEPAPER = (
+    "NVIDIA Ada Lovelace GPU architecture whitepaper, GeForce RTX 4090 table (tensor "
+    "figures with FP32 accumulate), https://images.nvidia.com/aem-dam/Solutions/geforce/"
+    "ada/nvidia-ada-gpu-architecture.pdf"
+)
+NVSMI = "total memory as printed by nvidia-smi"
 
-
-@dataclass(frozen=True)
-class MigProfile:
-    name: str  # as nvidia-smi names it, e.g. "3g.40gb"
-    compute_slices: int  # of 7
-    memory_slices: int  # of 8
-    nominal_gb: float  # the size in the profile's name
-    usable_gib: float | None  # "Memory GiB" column of nvidia-smi mig -lgip, where known
-    sms: int | None
-    max_instances: int
-    unconfirmed: tuple[str, ...] = field(default=())
-    source: str = MIG_GUIDE
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "compute_slices": self.compute_slices,
-            "memory_slices": self.memory_slices,
-            "nominal_gb": self.nominal_gb,
-            "usable_gib": self.usable_gib,
-            "sms": self.sms,
-            "max_instances": self.max_instances,
-            "unconfirmed": list(self.unconfirmed),
-            "source": self.source,
-        }
-
-
-H100_SOURCE = "NVIDIA H100 Tensor Core GPU datasheet (SXM5 and PCIe columns)"
-A100_SOURCE = "NVIDIA A100 Tensor Core GPU datasheet (SXM4 column)"
 
 GPUS: dict[str, GpuPreset] = {
     g.slug: g
@@ -88,197 +139,355 @@ GPUS: dict[str, GpuPreset] = {
         GpuPreset(
             "h100-sxm",
             "NVIDIA H100 SXM",
-            989.0,
-            1979.0,
+            _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
             80,
             3.35,
             132,
+            H100_SHEET,
+            sparse_headline=True,
+            memory_gib=81559 / 1024,
+            memory_source=NVSMI + " (81,559 MiB)",
             mig=True,
-            source=H100_SOURCE,
         ),
         GpuPreset(
             "h100-pcie",
             "NVIDIA H100 PCIe",
-            756.0,
-            1513.0,
+            _peaks(fp64=51, tf32=378, bf16=756, fp8=1513, int8=1513),
             80,
             2.0,
             114,
+            H100_SHEET,
+            sparse_headline=True,
+            memory_gib=81559 / 1024,
+            memory_source=NVSMI + " (81,559 MiB)",
             mig=True,
-            source=H100_SOURCE,
             note="Has MIG; its per-profile SM counts are not in this table.",
+        ),
+        GpuPreset(
+            "h100-nvl",
+            "NVIDIA H100 NVL",
+            _peaks(fp64=60, tf32=417.5, bf16=835.5, fp8=1670.5, int8=1670.5),
+            94,
+            3.9,
+            132,
+            H100_SHEET,
+            sparse_headline=True,
+            mig=True,
+            unconfirmed=("sms",),
+            note="Per GPU of the NVL pair.",
         ),
         GpuPreset(
             "h200",
             "NVIDIA H200 SXM",
-            989.0,
-            1979.0,
+            _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
             141,
             4.8,
             132,
+            H200_SHEET,
+            sparse_headline=True,
             mig=True,
-            source="NVIDIA H200 Tensor Core GPU datasheet (SXM column)",
+        ),
+        GpuPreset(
+            "h20",
+            "NVIDIA H20",
+            _peaks(bf16=148, fp8=296, int8=296),
+            96,
+            4.0,
+            78,
+            "NVIDIA H20 figures as reported from NVIDIA's partner product brief (NVIDIA "
+            "publishes no public data sheet)",
+            unconfirmed=("peaks", "sms"),
+            note="Export-market Hopper part: full HBM bandwidth, a fraction of the compute.",
+        ),
+        GpuPreset(
+            "gh200",
+            "NVIDIA GH200 (Hopper GPU, 96 GB HBM3)",
+            _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
+            96,
+            4.0,
+            132,
+            GH200_SHEET,
+            sparse_headline=True,
+            mig=True,
+            note="The 144 GB HBM3e version has 4.9 TB/s; the Grace CPU's LPDDR5X is not "
+            "counted here.",
         ),
         GpuPreset(
             "a100-40gb",
             "NVIDIA A100 40GB SXM",
-            312.0,
-            None,
+            _peaks(fp64=19.5, tf32=156, bf16=312, int8=624),
             40,
             1.555,
             108,
+            A100_SHEET,
+            sparse_headline=True,
+            memory_gib=40.0,
+            memory_source=NVSMI + " (40,960 MiB)",
             mig=True,
-            source=A100_SOURCE,
         ),
         GpuPreset(
             "a100-80gb",
             "NVIDIA A100 80GB SXM",
-            312.0,
-            None,
+            _peaks(fp64=19.5, tf32=156, bf16=312, int8=624),
             80,
             2.039,
             108,
+            A100_SHEET,
+            sparse_headline=True,
+            memory_gib=80.0,
+            memory_source=NVSMI + " (81,920 MiB)",
             mig=True,
-            source=A100_SOURCE,
+        ),
+        GpuPreset(
+            "a100-pcie-40gb",
+            "NVIDIA A100 40GB PCIe",
+            _peaks(fp64=19.5, tf32=156, bf16=312, int8=624),
+            40,
+            1.555,
+            108,
+            A100_SHEET,
+            sparse_headline=True,
+            memory_gib=40.0,
+            memory_source=NVSMI + " (40,960 MiB)",
+            mig=True,
+            note="MIG profiles as the A100 40GB SXM; this table lists them on the SXM preset.",
+        ),
+        GpuPreset(
+            "a100-pcie-80gb",
+            "NVIDIA A100 80GB PCIe",
+            _peaks(fp64=19.5, tf32=156, bf16=312, int8=624),
+            80,
+            1.935,
+            108,
+            A100_SHEET,
+            sparse_headline=True,
+            memory_gib=80.0,
+            memory_source=NVSMI + " (81,920 MiB)",
+            mig=True,
+            note="MIG profiles as the A100 80GB SXM; this table lists them on the SXM preset.",
         ),
         GpuPreset(
             "l4",
             "NVIDIA L4",
-            121.0,
-            242.0,
+            _peaks(tf32=60, bf16=121, fp8=242.5, int8=242.5),
             24,
             0.30,
             58,
-            source="NVIDIA L4 Tensor Core GPU datasheet",
+            "NVIDIA L4 Tensor Core GPU, https://www.nvidia.com/en-us/data-center/l4/",
+            sparse_headline=True,
             unconfirmed=("bandwidth_tbs", "sms"),
         ),
         GpuPreset(
-            "l40s", "NVIDIA L40S", 362.0, 733.0, 48, 0.864, 142, source="NVIDIA L40S GPU datasheet"
+            "l40s",
+            "NVIDIA L40S",
+            _peaks(tf32=183, bf16=362, fp8=733, int8=733),
+            48,
+            0.864,
+            142,
+            "NVIDIA L40S GPU, https://www.nvidia.com/en-us/data-center/l40s/",
+            sparse_headline=True,
         ),
         GpuPreset(
             "b200",
             "NVIDIA B200",
-            2250.0,
-            4500.0,
+            _peaks(fp64=37, tf32=1125, bf16=2250, fp8=4500, fp6=4500, fp4=9000, int8=4500),
             180,
             8.0,
             148,
+            HGX_SHEET + " (HGX B200 column)",
+            sparse_headline=True,
             mig=True,
-            source="NVIDIA HGX B200 / DGX B200 datasheet (per GPU)",
             unconfirmed=("sms",),
+        ),
+        GpuPreset(
+            "b300",
+            "NVIDIA B300 (Blackwell Ultra, HGX)",
+            _peaks(tf32=1125, bf16=2250, fp8=4500, fp6=4500),
+            288,
+            8.0,
+            None,
+            HGX_SHEET + " (HGX B300 column)",
+            sparse_headline=True,
+            unconfirmed=("peaks",),
+            note="FP4 is Blackwell Ultra's headline but its dense per-GPU figure is not "
+            "entered until checked against the sheet; give peak_tflops for FP4.",
+        ),
+        GpuPreset(
+            "gb200",
+            "NVIDIA GB200 (per Blackwell GPU)",
+            _peaks(fp64=45, tf32=1250, bf16=2500, fp8=5000, fp6=5000, fp4=10000, int8=5000),
+            186,
+            8.0,
+            None,
+            GB200_SHEET,
+            sparse_headline=True,
+            note="Per GPU of the NVL72 rack (72 GPUs, 13.4 TB HBM3e, 576 TB/s).",
+        ),
+        GpuPreset(
+            "gb300",
+            "NVIDIA GB300 (per Blackwell Ultra GPU)",
+            _peaks(tf32=1250, bf16=2500, fp8=5000, fp6=5000),
+            288,
+            8.0,
+            None,
+            GB300_SHEET,
+            sparse_headline=True,
+            unconfirmed=("peaks",),
+            note="Per GPU of the NVL72 rack. FP4 left out until its dense figure is checked "
+            "against the sheet; give peak_tflops for FP4.",
         ),
         GpuPreset(
             "mi300x",
             "AMD Instinct MI300X",
-            1307.0,
-            2615.0,
+            _peaks(fp64=163.4, tf32=653.7, bf16=1307.4, fp8=2614.9, int8=2614.9),
             192,
             5.3,
             304,
+            "AMD Instinct MI300X, https://www.amd.com/en/products/accelerators/instinct/"
+            "mi300/mi300x.html",
             sm_label="CUs",
-            source="AMD Instinct MI300X data sheet",
-            note="No MIG; AMD offers compute and memory partition modes instead.",
+            note="AMD prints dense figures (sparse beside them). No MIG; AMD offers compute "
+            "and memory partition modes instead.",
+        ),
+        GpuPreset(
+            "mi325x",
+            "AMD Instinct MI325X",
+            _peaks(fp64=163.4, tf32=653.7, bf16=1307.4, fp8=2614.9, int8=2614.9),
+            256,
+            6.0,
+            304,
+            "AMD Instinct MI325X, https://www.amd.com/en/products/accelerators/instinct/"
+            "mi300/mi325x.html",
+            sm_label="CUs",
+            note="Same CDNA 3 compute as MI300X with 256 GB HBM3E.",
+        ),
+        GpuPreset(
+            "mi355x",
+            "AMD Instinct MI355X",
+            _peaks(fp64=78.6, bf16=2516.6, fp8=5033.2, fp6=10066.3, fp4=10066.3, int8=5033.2),
+            288,
+            8.0,
+            256,
+            "AMD Instinct MI355X, https://www.amd.com/en/products/accelerators/instinct/"
+            "mi350/mi355x.html",
+            sm_label="CUs",
+            unconfirmed=("fp64",),
+            note="AMD prints dense figures (sparse beside them): FP8 = 256 CUs × 8,192 "
+            "FLOP/clock × 2.4 GHz.",
+        ),
+        GpuPreset(
+            "tpu-v5e",
+            "Google TPU v5e (per chip)",
+            _peaks(bf16=197, int8=394),
+            16,
+            0.819,
+            1,
+            "Google Cloud TPU v5e, https://cloud.google.com/tpu/docs/v5e",
+            sm_label="TensorCores",
+            kind="tpu",
+        ),
+        GpuPreset(
+            "tpu-v5p",
+            "Google TPU v5p (per chip)",
+            _peaks(bf16=459, int8=918),
+            95,
+            2.765,
+            2,
+            "Google Cloud TPU v5p, https://cloud.google.com/tpu/docs/v5p",
+            sm_label="TensorCores",
+            kind="tpu",
+        ),
+        GpuPreset(
+            "tpu-v6e",
+            "Google TPU v6e Trillium (per chip)",
+            _peaks(bf16=918, int8=1836),
+            32,
+            1.64,
+            1,
+            "Google Cloud TPU v6e, https://cloud.google.com/tpu/docs/v6e",
+            sm_label="TensorCores",
+            kind="tpu",
+        ),
+        GpuPreset(
+            "tpu-v7",
+            "Google TPU v7 Ironwood (per chip)",
+            _peaks(fp8=4614),
+            192,
+            7.37,
+            2,
+            "Google Cloud TPU7x (Ironwood), https://cloud.google.com/tpu/docs/tpu7x",
+            sm_label="TensorCores",
+            kind="tpu",
+            note="Google announced the FP8 peak; BF16 is left out until checked.",
+        ),
+        GpuPreset(
+            "rtx-4090",
+            "NVIDIA GeForce RTX 4090",
+            _peaks(tf32=82.6, bf16=165.2, fp8=330.3, int8=660.6),
+            24,
+            1.008,
+            128,
+            ADA_WHITEPAPER,
+            sparse_headline=False,
+            memory_gib=24564 / 1024,
+            memory_source=NVSMI + " (24,564 MiB)",
+            kind="local",
+            note="FP16 and FP8 with FP16 accumulate run at twice these rates.",
         ),
         GpuPreset(
             "rtx-5090",
             "NVIDIA GeForce RTX 5090",
-            209.5,
-            419.0,
+            _peaks(bf16=209.5, fp8=419),
             32,
             1.792,
             170,
+            "NVIDIA GeForce RTX 5090 specifications and Blackwell RTX architecture "
+            "whitepaper, https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/rtx-5090/",
             kind="local",
-            source="NVIDIA GeForce RTX 5090 specifications and "
-            "Blackwell RTX architecture whitepaper",
-            unconfirmed=("bf16_tflops", "fp8_tflops"),
+            unconfirmed=("peaks",),
         ),
         GpuPreset(
             "m3-ultra",
             "Apple M3 Ultra (512 GB)",
-            None,
-            None,
+            _peaks(),
             512,
             0.819,
             80,
+            "Apple Mac Studio (2025) technical specifications, "
+            "https://www.apple.com/mac-studio/specs/",
             sm_label="GPU cores",
             kind="local",
-            source="Apple Mac Studio (2025) technical specifications",
             note="Unified memory shared with the CPU; Apple publishes no tensor "
             "TFLOP/s figure, so presets do not fill peak_tflops.",
         ),
     ]
 }
 
-# SM counts per profile are the brief's figures from `nvidia-smi mig -lgip`. The usable GiB
-# figures for A100 and H100 are as the guide's -lgip listings show them, but were entered
-# without the document at hand, so they are flagged until someone checks them; where no
-# listing was available the field is None. Fields named in ``unconfirmed`` say so on pages.
-_GIB = ("usable_gib",)
-_SMS_GIB = ("sms", "usable_gib")
 
-MIG_PROFILES: dict[str, list[MigProfile]] = {
-    "a100-40gb": [
-        MigProfile("1g.5gb", 1, 1, 5, 4.75, 14, 7, unconfirmed=_GIB),
-        MigProfile("1g.10gb", 1, 2, 10, None, 14, 4, unconfirmed=_GIB),
-        MigProfile("2g.10gb", 2, 2, 10, 9.75, 28, 3, unconfirmed=_GIB),
-        MigProfile("3g.20gb", 3, 4, 20, 19.62, 42, 2, unconfirmed=_GIB),
-        MigProfile("4g.20gb", 4, 4, 20, 19.62, 56, 1, unconfirmed=_GIB),
-        MigProfile("7g.40gb", 7, 8, 40, 39.50, 98, 1, unconfirmed=_GIB),
-    ],
-    "a100-80gb": [
-        MigProfile("1g.10gb", 1, 1, 10, 9.50, 14, 7, unconfirmed=_GIB),
-        MigProfile("1g.20gb", 1, 2, 20, 19.50, 14, 4, unconfirmed=_GIB),
-        MigProfile("2g.20gb", 2, 2, 20, 19.50, 28, 3, unconfirmed=_GIB),
-        MigProfile("3g.40gb", 3, 4, 40, 39.25, 42, 2, unconfirmed=_GIB),
-        MigProfile("4g.40gb", 4, 4, 40, 39.25, 56, 1, unconfirmed=_GIB),
-        MigProfile("7g.80gb", 7, 8, 80, 78.75, 98, 1, unconfirmed=_GIB),
-    ],
-    "h100-sxm": [
-        MigProfile("1g.10gb", 1, 1, 10, 9.75, 16, 7, unconfirmed=_GIB),
-        MigProfile("1g.20gb", 1, 2, 20, 19.62, 26, 4, unconfirmed=_GIB),
-        MigProfile("2g.20gb", 2, 2, 20, 19.62, 32, 3, unconfirmed=_GIB),
-        MigProfile("3g.40gb", 3, 4, 40, 39.50, 60, 2, unconfirmed=_GIB),
-        MigProfile("4g.40gb", 4, 4, 40, 39.50, 64, 1, unconfirmed=_GIB),
-        MigProfile("7g.80gb", 7, 8, 80, 79.25, 132, 1, unconfirmed=_GIB),
-    ],
-    # Same SM layout as H100 SXM per the brief; usable GiB not yet read from a listing.
-    "h200": [
-        MigProfile("1g.18gb", 1, 1, 18, None, 16, 7, unconfirmed=_GIB),
-        MigProfile("1g.35gb", 1, 2, 35, None, 26, 4, unconfirmed=_GIB),
-        MigProfile("2g.35gb", 2, 2, 35, None, 32, 3, unconfirmed=_GIB),
-        MigProfile("3g.71gb", 3, 4, 71, None, 60, 2, unconfirmed=_GIB),
-        MigProfile("4g.71gb", 4, 4, 71, None, 64, 1, unconfirmed=_GIB),
-        MigProfile("7g.141gb", 7, 8, 141, None, 132, 1, unconfirmed=_GIB),
-    ],
-    "b200": [
-        MigProfile("1g.23gb", 1, 1, 23, None, None, 7, unconfirmed=_SMS_GIB),
-        MigProfile("1g.45gb", 1, 2, 45, None, None, 4, unconfirmed=_SMS_GIB),
-        MigProfile("2g.45gb", 2, 2, 45, None, None, 3, unconfirmed=_SMS_GIB),
-        MigProfile("3g.90gb", 3, 4, 90, None, None, 2, unconfirmed=_SMS_GIB),
-        MigProfile("4g.90gb", 4, 4, 90, None, None, 1, unconfirmed=_SMS_GIB),
-        MigProfile("7g.180gb", 7, 8, 180, None, None, 1, unconfirmed=_SMS_GIB),
-    ],
-}
-
-COMPUTE_SLICES = 7
-MEMORY_SLICES = 8
-GIB_IN_GB = 1.073741824  # 2**30 / 1e9
+def precision_problem(gpu: GpuPreset, precision: str) -> str | None:
+    """Why ``gpu`` cannot fill a peak at ``precision`` (None when it can)."""
+    if gpu.peak(precision) is not None:
+        return None
+    have = ", ".join(p for p in PRECISIONS if p in gpu.peaks) or "none"
+    return (
+        f"{gpu.slug} has no dense {precision} figure in its data sheet (it has: {have}); "
+        "choose another precision or give peak_tflops"
+    )
 
 
-def mig_profile(gpu_slug: str, profile: str) -> MigProfile:
-    for p in MIG_PROFILES[gpu_slug]:
-        if p.name == profile:
-            return p
-    raise KeyError(f"{gpu_slug} has no MIG profile {profile!r}")
-
-
-def mig_profile_names(gpu_slug: str) -> list[str]:
-    return [p.name for p in MIG_PROFILES.get(gpu_slug, [])]
-
-
-def all_mig_profile_names() -> list[str]:
-    seen: dict[str, None] = {}
-    for profiles in MIG_PROFILES.values():
-        for p in profiles:
-            seen.setdefault(p.name, None)
-    return list(seen)
+__all__ = [
+    "COMPUTE_SLICES",
+    "DEFAULT_PRECISION",
+    "GIB_IN_GB",
+    "GPUS",
+    "MEMORY_SLICES",
+    "MIG_GUIDE",
+    "MIG_PROFILES",
+    "PRECISIONS",
+    "GpuPreset",
+    "MigProfile",
+    "all_mig_profile_names",
+    "mig_profile",
+    "mig_profile_names",
+    "precision_problem",
+]

@@ -15,23 +15,33 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from . import presets
+from . import model_catalog, presets
 from .errors import CalculatorInputError
 from .grids import GRID_KEY, check_grid, compare_presets, split_grid
 from .specs import BOOLEAN, CHOICE, INTEGER, SPECS, CalculatorSpec, Input
+from .specs.base import PEAK
 
 MAX_POINTS = 1_000_000
 
 Errors = dict[str, list[str]]
 
 
-def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
-    """Return clean inputs for ``slug``; raise CalculatorInputError naming every bad field."""
+def validate(slug: str, raw_inputs: Any, preset: Any = None, config: Any = None) -> dict[str, Any]:
+    """Return clean inputs for ``slug``; raise CalculatorInputError naming every bad field.
+
+    Precedence, lowest first: the spec's defaults, what ``model=<slug>`` (or a pasted
+    Hugging Face ``config``, also accepted as ``inputs["config"]``) fills, what the
+    hardware ``preset`` fills (its peak at the ``precision`` input), explicit inputs.
+    """
     spec = _spec(slug)
     if raw_inputs is None:
         raw_inputs = {}
     if not isinstance(raw_inputs, Mapping):
         raise CalculatorInputError({"inputs": ["must be an object of name: value pairs"]})
+    raw_inputs = dict(raw_inputs)
+    if "config" in raw_inputs:
+        inline_config = raw_inputs.pop("config")
+        config = inline_config if config is None else config
 
     errors: Errors = {}
     raw_inputs, grid = split_grid(spec, raw_inputs, errors)
@@ -43,7 +53,10 @@ def validate(slug: str, raw_inputs: Any, preset: Any = None) -> dict[str, Any]:
             )
 
     merged: dict[str, Any] = {i.name: i.default for i in spec.inputs if i.default is not None}
-    merged.update(_preset_values(spec, preset, errors))
+    merged.update(_model_values(spec, raw_inputs.get("model"), config, errors))
+    merged.update(
+        _preset_values(spec, preset, raw_inputs.get("precision", merged.get("precision")), errors)
+    )
     merged.update({k: v for k, v in raw_inputs.items() if k in known and v is not None})
 
     clean: dict[str, Any] = {}
@@ -82,18 +95,31 @@ def _spec(slug: Any) -> CalculatorSpec:
     return spec
 
 
-def preset_figures(spec: CalculatorSpec, gpu: presets.GpuPreset) -> dict[str, Any]:
+def preset_figures(
+    spec: CalculatorSpec, gpu: presets.GpuPreset, precision: Any = presets.DEFAULT_PRECISION
+) -> dict[str, Any]:
     """The inputs a GPU preset fills for ``spec``, scaled; unknown (None) figures are left
-    out, so such an input stays required rather than being filled with a guess."""
+    out, so such an input stays required rather than being filled with a guess. The peak
+    is the preset's dense figure at ``precision`` (a list of precisions gives a list)."""
     values: dict[str, Any] = {}
     for name, fill in spec.preset_fills.items():
-        figure = getattr(gpu, fill.attribute)
+        if fill.attribute == PEAK:
+            if isinstance(precision, list):
+                peaks = [gpu.peak(p) if isinstance(p, str) else None for p in precision]
+                if all(x is not None for x in peaks):
+                    values[name] = [float(x) * fill.scale for x in peaks]  # type: ignore[arg-type]
+                continue
+            figure = gpu.peak(precision) if isinstance(precision, str) else None
+        else:
+            figure = getattr(gpu, fill.attribute)
         if figure is not None:
             values[name] = figure if isinstance(figure, str) else float(figure) * fill.scale
     return values
 
 
-def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[str, Any]:
+def _preset_values(
+    spec: CalculatorSpec, preset: Any, precision: Any, errors: Errors
+) -> dict[str, Any]:
     if preset is None or preset == "":
         return {}
     if not isinstance(preset, str):
@@ -101,7 +127,7 @@ def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[st
         return {}
     if "," in preset:  # "h100-sxm,h200": two columns side by side
         return compare_presets(
-            preset.split(","), lambda one: _preset_values(spec, one, errors), errors
+            preset.split(","), lambda one: _preset_values(spec, one, precision, errors), errors
         )
     gpu = presets.GPUS.get(preset)
     if gpu is None:
@@ -110,12 +136,74 @@ def _preset_values(spec: CalculatorSpec, preset: Any, errors: Errors) -> dict[st
     if not spec.preset_fills:
         errors["preset"] = [f"{spec.slug} takes no hardware preset"]
         return {}
-    values = preset_figures(spec, gpu)
+    precision = precision if precision is not None else presets.DEFAULT_PRECISION
+    values = preset_figures(spec, gpu, precision)
+    if any(f.attribute == PEAK for f in spec.preset_fills.values()):
+        wanted = precision if isinstance(precision, list) else [precision]
+        for p in dict.fromkeys(x for x in wanted if isinstance(x, str)):
+            if p in presets.PRECISIONS and (problem := presets.precision_problem(gpu, p)):
+                if gpu.peaks:  # a device with no published peak at all stays silent
+                    errors.setdefault("precision", []).append(problem)
     if spec.slug == "mig" and preset not in presets.MIG_PROFILES:
         errors["preset"] = [
             f"{preset} has no MIG profiles in our data; choose one of "
             f"{', '.join(presets.MIG_PROFILES)}"
         ]
+    return values
+
+
+def _model_values(spec: CalculatorSpec, model: Any, config: Any, errors: Errors) -> dict[str, Any]:
+    """What ``model=<slug>`` (one slug or a list, for a side-by-side run) or a pasted
+    config.json fills; problems are reported on ``model`` or ``config``."""
+    if model is None and config is None:
+        return {}
+    if "model" not in spec.input_names:
+        name = "model" if model is not None else "config"
+        errors[name] = [f"{spec.slug} takes no model architecture"]
+        return {}
+    if model is not None and config is not None:
+        errors["config"] = ["give model or config, not both"]
+        return {}
+    names = [n for n in spec.input_names if n != "model"]
+    if config is not None:
+        try:
+            return model_catalog.config_fill(config, names, spec.model_renames)
+        except model_catalog.ConfigError as exc:
+            errors["config"] = exc.problems
+            return {}
+    slugs = model if isinstance(model, list) else [model]
+    unknown = [m for m in slugs if not isinstance(m, str) or m not in model_catalog.MODELS]
+    if unknown or not slugs:
+        errors["model"] = [
+            f"unknown model {unknown[0] if unknown else model!r}; known: "
+            f"{', '.join(model_catalog.MODELS)}"
+        ]
+        return {}
+    fills = [model_catalog.model_fill(m, names, spec.model_renames) for m in slugs]
+    if not isinstance(model, list):
+        return fills[0]
+    values: dict[str, Any] = {}
+    for name in dict.fromkeys(k for f in fills for k in f):
+        column = [f.get(name) for f in fills]
+        if None in column:
+            # Fields only some models have: a model without local layers has none, and
+            # its window is moot; other gaps (MLA beside GQA, MoE beside dense) cannot
+            # share one kernel call.
+            if name == "local_layers":
+                column = [0 if v is None else v for v in column]
+            elif name == "local_window":
+                column = [
+                    model_catalog.MODELS[m].max_context if v is None else v
+                    for m, v in zip(slugs, column, strict=True)
+                ]
+            else:
+                have = [m for m, v in zip(slugs, column, strict=True) if v is not None]
+                errors["model"] = [
+                    f"{name} is defined for {', '.join(have)} only; run models with "
+                    "different attention or expert layouts separately"
+                ]
+                return {}
+        values[name] = column
     return values
 
 
@@ -246,6 +334,9 @@ def parse_text_inputs(slug: str, texts: Mapping[str, str]) -> dict[str, Any]:
         text = (text or "").strip()
         if text == "":
             continue  # an empty form field means "use the default"
+        if name == "config":  # a pasted config.json: JSON, not a comma-separated list
+            raw[name] = text
+            continue
         kind = kinds.get(name)
         parts = [t.strip() for t in text.split(",")]
         try:
@@ -292,7 +383,9 @@ def _number_or_text(text: str, strict: bool = False) -> Any:
     return value
 
 
-def validate_text(slug: str, texts: Mapping[str, str], preset: Any = None) -> dict[str, Any]:
+def validate_text(
+    slug: str, texts: Mapping[str, str], preset: Any = None, config: Any = None
+) -> dict[str, Any]:
     """parse_text_inputs + validate, reporting parse and validation problems together."""
     parse_errors: Errors = {}
     try:
@@ -303,7 +396,7 @@ def validate_text(slug: str, texts: Mapping[str, str], preset: Any = None) -> di
         parse_errors = exc.fields
         raw = parse_text_inputs(slug, {k: v for k, v in texts.items() if k not in parse_errors})
     try:
-        clean = validate(slug, raw, preset)
+        clean = validate(slug, raw, preset, config)
     except CalculatorInputError as exc:
         merged = dict(parse_errors)
         for name, reasons in exc.fields.items():

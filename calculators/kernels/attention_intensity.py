@@ -6,7 +6,8 @@ bytes in bytes, intensities in FLOP/byte, peak_tflops in TFLOP/s, bandwidth_tbs 
 Standard attention writes S = QK^T and P = softmax(S) to memory and reads them back:
 bytes = 4bN^2 (write S, read S, write P, read P) + 4bNd (read Q, K, V, write O);
 flops = 4N^2 d (QK^T and PV) + 3N^2 (softmax). Flash attention keeps S and P on chip,
-so only the 4bNd term moves.
+so only the 4bNd term moves. The ridge and the bound need both peak_tflops and
+bandwidth_tbs; without them only the counts and intensities are returned.
 """
 
 from __future__ import annotations
@@ -14,35 +15,40 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._common import broadcast, f64, safe_div
+from ._common import broadcast, f64, labels_where, safe_div
 
 
 def attention_intensity(
     *,
     seq_len: ArrayLike,
     head_dim: ArrayLike,
-    peak_tflops: ArrayLike,
-    bandwidth_tbs: ArrayLike,
     bytes_per_elem: ArrayLike = 2.0,
+    peak_tflops: ArrayLike | None = None,
+    bandwidth_tbs: ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
-    """Return bytes, flops, intensity, flash_bytes, flash_intensity, ridge_intensity,
-    bound and flash_bound."""
-    n, d, b, peak, bw = broadcast(
-        f64(seq_len), f64(head_dim), f64(bytes_per_elem), f64(peak_tflops), f64(bandwidth_tbs)
-    )
+    """Return bytes, flops, intensity, flash_bytes, flash_intensity and, given both
+    peak_tflops and bandwidth_tbs, ridge_intensity, bound and flash_bound."""
+    with_roof = peak_tflops is not None and bandwidth_tbs is not None
+    extra = [f64(peak_tflops), f64(bandwidth_tbs)] if with_roof else []
+    n, d, b, *roof = broadcast(f64(seq_len), f64(head_dim), f64(bytes_per_elem), *extra)
     flops = 4.0 * n * n * d + 3.0 * n * n
     nbytes = 4.0 * b * n * n + 4.0 * b * n * d
     flash_bytes = 4.0 * b * n * d
-    ridge = safe_div(peak, bw)
     ai = safe_div(flops, nbytes)
     flash_ai = safe_div(flops, flash_bytes)
-    return {
+    out = {
         "bytes": nbytes,
         "flops": flops,
         "intensity": ai,
         "flash_bytes": flash_bytes,
         "flash_intensity": flash_ai,
-        "ridge_intensity": ridge,
-        "bound": np.where(ai >= ridge, "compute", "memory"),
-        "flash_bound": np.where(flash_ai >= ridge, "compute", "memory"),
     }
+    if roof:
+        peak, bw = roof
+        ridge = safe_div(peak, bw)
+        out.update(
+            ridge_intensity=ridge,
+            bound=labels_where(ai >= ridge, "compute", "memory"),
+            flash_bound=labels_where(flash_ai >= ridge, "compute", "memory"),
+        )
+    return out

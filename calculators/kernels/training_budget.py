@@ -35,7 +35,9 @@ def training_budget(
 ) -> dict[str, np.ndarray]:
     """Return train_flops, gpu_hours, days, state_gb_per_gpu (and cost when a price is
     given). ``dp`` defaults to ``gpus`` (pure data parallelism)."""
-    n, d, gpu, peak, eff, stage, ranks = broadcast(
+    # A price swept on its own must still give every output its shape.
+    price = [] if gpu_cost_per_hour is None else [f64(gpu_cost_per_hour)]
+    n, d, gpu, peak, eff, stage, ranks, *cost_per_hour = broadcast(
         f64(params_b) * 1e9,
         f64(tokens_b) * 1e9,
         i64(gpus),
@@ -43,6 +45,7 @@ def training_budget(
         f64(mfu),
         i64(zero_stage),
         i64(gpus if dp is None else dp),
+        *price,
     )
     flops = 6 * n * d
     seconds = flops / (gpu * peak * 1e12 * eff)
@@ -58,6 +61,6 @@ def training_budget(
         "state_bytes_per_param": weights + grads + optimizer,
         "state_gb_per_gpu": n * (weights + grads + optimizer) / 1e9,
     }
-    if gpu_cost_per_hour is not None:
-        out["cost"] = gpu_hours * f64(gpu_cost_per_hour)
+    if cost_per_hour:
+        out["cost"] = gpu_hours * cost_per_hour[0]
     return out

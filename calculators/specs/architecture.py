@@ -11,6 +11,7 @@ from calculators.kernels import sliding_window as window_kernel
 
 from .base import (
     BOOLEAN,
+    CHOICE,
     INTEGER,
     CalculatorSpec,
     Input,
@@ -18,6 +19,7 @@ from .base import (
     Point,
     bytes_per_param,
     column_label,
+    model,
     part_of_whole_bars,
 )
 
@@ -26,26 +28,41 @@ from .base import (
 
 def _window_steps(p: Point) -> list[str]:
     n, w = p.n("seq_len"), p.n("window")
-    lines = [f"full_pairs (causal) = N(N+1)/2 = {n} × ({n} + 1) / 2 = {p.n('full_pairs')} pairs"]
-    if p.v("seq_len") > p.v("window"):
-        lines.append(
-            f"window_pairs = w(w+1)/2 + (N − w) × w = {w} × ({w} + 1) / 2 + ({n} − {w})"
-            f" × {w} = {p.n('window_pairs')} pairs"
-        )
+    causal = p.v("mask") == "causal"
+    covers = p.v("seq_len") <= p.v("window")
+    if causal:
+        lines = [f"full_pairs (causal) = N(N+1)/2 = {n} × ({n} + 1) / 2 = {p.n('full_pairs')}"]
+        if covers:
+            lines.append(
+                f"window_pairs = full_pairs = {p.n('window_pairs')} (the window covers the "
+                "whole sequence)"
+            )
+        else:
+            lines.append(
+                f"window_pairs = w(w+1)/2 + (N − w) × w = {w} × ({w} + 1) / 2 + ({n} − {w})"
+                f" × {w} = {p.n('window_pairs')}"
+            )
     else:
+        lines = [f"full_pairs (every query scores every key) = N² = {n}² = {p.n('full_pairs')}"]
+        w_eff = n if covers else w
         lines.append(
-            f"window_pairs = full_pairs = {p.n('window_pairs')} (the window covers "
-            "the whole sequence)"
+            f"window_pairs = N × min(w, N) = {n} × {w_eff} = {p.n('window_pairs')}"
+            + (" (the window covers the whole sequence)" if covers else "")
         )
-    lines.append(f"saving = 1 − window_pairs / full_pairs = {p.f('saving', 3)}")
+    lines += [
+        f"saving = full_pairs / window_pairs = {p.n('full_pairs')} / {p.n('window_pairs')} = "
+        f"{p.n('saving', 3)}×",
+        f"saving_fraction = 1 − window_pairs / full_pairs = {p.f('saving_fraction', 3)}",
+    ]
     return lines
 
 
 def _window_texts(p: Point) -> tuple[list[str], list[str]]:
+    kind = "causal" if p.v("mask") == "causal" else "full"
     est = [
-        f"A window of {p.n('window')} scores {p.f('saving', 3)} fewer query-key pairs than "
-        f"full causal attention over {p.n('seq_len')} tokens; the cost grows linearly "
-        "instead of quadratically beyond the window.",
+        f"A window of {p.n('window')} scores {p.n('saving', 3)}× fewer query-key pairs "
+        f"({p.f('saving_fraction', 3)} fewer) than {kind} attention over {p.n('seq_len')} "
+        "tokens; the cost grows linearly instead of quadratically beyond the window.",
         f"The KV cache needed per layer is capped at {p.n('window')} tokens.",
     ]
     need = [
@@ -61,7 +78,7 @@ def _window_chart(points: list[Point]) -> dict[str, Any]:
     first = points[0]
     top = max(p.v("seq_len") for p in points) * 2
     x = np.unique(np.linspace(1, max(top, 2), 40).astype(np.int64))
-    out = window_kernel(seq_len=x, window=first.v("window"))
+    out = window_kernel(seq_len=x, window=first.v("window"), mask=first.v("mask"))
     return {
         "type": "line",
         "title": "Attention pairs against sequence length",
@@ -71,7 +88,7 @@ def _window_chart(points: list[Point]) -> dict[str, Any]:
         "y_log": False,
         "series": [
             {
-                "label": "full causal",
+                "label": "causal" if first.v("mask") == "causal" else "full (N²)",
                 "style": "solid",
                 "x": x.tolist(),
                 "y": out["full_pairs"].tolist(),
@@ -97,11 +114,21 @@ SLIDING_WINDOW = CalculatorSpec(
     inputs=(
         Input("seq_len", "Sequence length", "tokens", min=1, max=1e8, kind=INTEGER),
         Input("window", "Window", "tokens", min=1, max=1e8, kind=INTEGER),
+        Input(
+            "mask",
+            "Mask",
+            kind=CHOICE,
+            choices=("full", "causal"),
+            default="full",
+            help="full: N² pairs and N·w with the window (the textbook count); causal: "
+            "each token scores itself and earlier tokens.",
+        ),
     ),
     outputs=(
-        Output("full_pairs", "Full causal pairs", kind="integer"),
-        Output("window_pairs", "Windowed pairs", kind="integer"),
-        Output("saving", "Saving", kind="pct"),
+        Output("full_pairs", "Pairs without a window", kind="integer"),
+        Output("window_pairs", "Pairs with the window", kind="integer"),
+        Output("saving", "Saving (factor)", "x"),
+        Output("saving_fraction", "Saving (share of pairs)", kind="pct"),
     ),
     chart_type="line",
     steps=_window_steps,
@@ -259,6 +286,7 @@ MOE_ACTIVE = CalculatorSpec(
     title="Mixture-of-experts active parameters",
     summary="Parameters each token uses against the weights that must stay resident.",
     inputs=(
+        model(),
         Input(
             "total_params_b",
             "Total parameters",
@@ -319,5 +347,6 @@ MOE_ACTIVE = CalculatorSpec(
     texts=_moe_texts,
     chart=_moe_chart,
     check=_moe_check,
+    model_renames={"total_params_b": "params_b"},
     example={"total_params_b": 46.7, "active_params_b": 12.9},
 )

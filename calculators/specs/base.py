@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.formatting import number, with_unit
+from calculators.model_catalog import MODELS
+from calculators.presets import DEFAULT_PRECISION, PRECISIONS
 
 NUMBER, INTEGER, BOOLEAN, CHOICE = "number", "integer", "boolean", "choice"
 
@@ -29,6 +31,9 @@ class Input:
     choices: tuple[str, ...] = ()
     required: bool = True
     help: str = ""
+    # A selector (model, precision) that tells validation what to fill; it is shown with
+    # the inputs but never passed to the kernel.
+    selector: bool = False
 
     @property
     def integer(self) -> bool:
@@ -55,6 +60,7 @@ class Input:
             "choices": list(self.choices),
             "required": self.required and self.default is None,
             "help": self.help,
+            "selector": self.selector,
         }
 
 
@@ -130,6 +136,9 @@ class CalculatorSpec:
     check: CheckFn | None = None
     compare: CompareFn | None = None
     example: Mapping[str, Any] = field(default_factory=dict)  # a meaningful first form
+    # Inputs a ``model=<slug>`` fills from a catalogue field of another name (decode_bound's
+    # params_b is the model's active_params_b); other inputs fill from the same name.
+    model_renames: Mapping[str, str] = field(default_factory=dict)
 
     def input(self, name: str) -> Input:
         for i in self.inputs:
@@ -167,7 +176,13 @@ class CalculatorSpec:
             "preset_fills": {k: v.attribute for k, v in self.preset_fills.items()},
             "chart": self.chart_type,
             "example": dict(self.example),
+            "takes_model": any(i.name == "model" for i in self.inputs),
         }
+
+    def kernel_inputs(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
+        """The clean inputs without the selectors (model, precision) the kernel never sees."""
+        selectors = {i.name for i in self.inputs if i.selector}
+        return {k: v for k, v in inputs.items() if k not in selectors}
 
 
 # Inputs several calculators share, so labels, units and ranges agree everywhere.
@@ -180,7 +195,32 @@ def peak_tflops(required: bool = True) -> Input:
         min_exclusive=True,
         max=1e5,
         required=required,
-        help="Spec-sheet dense BF16/FP16 figure (sparse is twice).",
+        help="Spec-sheet dense figure at the chosen precision (sparse is twice); a "
+        "hardware preset fills it from its data sheet.",
+    )
+
+
+def precision() -> Input:
+    return Input(
+        "precision",
+        "Compute precision",
+        kind=CHOICE,
+        choices=PRECISIONS,
+        default=DEFAULT_PRECISION,
+        selector=True,
+        help="Which dense peak a hardware preset fills peak_tflops with (bf16 = FP16).",
+    )
+
+
+def model() -> Input:
+    return Input(
+        "model",
+        "Model",
+        kind=CHOICE,
+        choices=tuple(MODELS),
+        required=False,
+        selector=True,
+        help="Fills the architecture inputs from the model's config; values you type override it.",
     )
 
 
@@ -229,7 +269,9 @@ def fraction(
     )
 
 
-GPU_FILLS = {"peak_tflops": PresetFill("bf16_tflops"), "bandwidth_tbs": PresetFill("bandwidth_tbs")}
+# "peak" is the preset's dense peak at the calculator's ``precision`` input.
+PEAK = "peak"
+GPU_FILLS = {"peak_tflops": PresetFill(PEAK), "bandwidth_tbs": PresetFill("bandwidth_tbs")}
 
 
 def bound_phrase(intensity: float, ridge: float) -> str:

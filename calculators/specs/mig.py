@@ -26,8 +26,8 @@ def _mig_steps(p: Point) -> list[str]:
         f"{presets.COMPUTE_SLICES} compute slices = {p.f('compute_fraction')}, "
         f"{p.n('memory_slices')} of {presets.MEMORY_SLICES} memory slices = "
         f"{p.f('memory_fraction')}",
-        f"instance_memory_gb = {p.f('instance_memory_gb')} (nominal, as in the name); usable "
-        f"= {p.f('usable_memory_gib')}",
+        f"instance_memory_gb = {p.f('instance_memory_gb')} (nominal, as in the name)",
+        _usable_line(p),
         f"max_instances = {p.n('max_instances')} (NVIDIA's placement rules for this profile)",
     ]
     if p.v("instance_sms") is not None:
@@ -37,8 +37,14 @@ def _mig_steps(p: Point) -> list[str]:
         )
     else:
         lines.append("instance_sms is not confirmed for this GPU, so idle SMs are unknown")
-    cap = "usable memory" if p.v("usable_memory_gib") is not None else "nominal memory"
-    lines.append(f"model_fits: {p.f('model_gb')} against the {cap} → {p.f('model_fits')}")
+    if p.v("model_gb") is None:
+        lines.append("no model_gb given, so no fit check: the profile's figures only")
+        return lines
+    if p.v("usable_memory_gb") is not None:
+        cap = f"{p.f('usable_memory_gb')} usable ({p.f('usable_memory_gib')})"
+    else:
+        cap = f"{p.f('instance_memory_gb')} nominal (usable GiB not known for this GPU)"
+    lines.append(f"model_fits: {p.f('model_gb')} ≤ {cap} → {p.f('model_fits')}")
     lines.append(
         f"replicas = {'max_instances' if p.v('model_fits') else '0'} = "
         f"{p.n('replicas')} (one replica per instance)"
@@ -46,9 +52,24 @@ def _mig_steps(p: Point) -> list[str]:
     return lines
 
 
+def _usable_line(p: Point) -> str:
+    if p.v("usable_memory_gib") is None:
+        return "usable memory: not known for this profile (no nvidia-smi listing in our data)"
+    return (
+        f"usable_memory_gb = usable_memory_gib × 2³⁰ / 10⁹ = {p.n('usable_memory_gib')} GiB × "
+        f"1.0737 = {p.f('usable_memory_gb')} (nvidia-smi reports GiB; outputs compare GB)"
+    )
+
+
 def _mig_texts(p: Point) -> tuple[list[str], list[str]]:
     est = []
-    if p.v("model_fits"):
+    if p.v("model_gb") is None:
+        est.append(
+            f"{p.v('profile')} gives each of up to {p.n('max_instances')} instances "
+            f"{p.f('compute_fraction', 3)} of the compute and {p.f('memory_fraction', 3)} of "
+            "the memory."
+        )
+    elif p.v("model_fits"):
         est.append(
             f"{p.n('replicas')} isolated replicas fit on one {p.v('gpu')} with "
             f"{p.v('profile')}, each with {p.f('compute_fraction', 3)} of the compute."
@@ -142,7 +163,9 @@ MIG = CalculatorSpec(
             "GB",
             min=0,
             max=1e4,
-            help="Weights plus KV-cache headroom.",
+            required=False,
+            help="Weights plus KV-cache headroom (optional: without it, the profile's "
+            "figures only).",
         ),
     ),
     outputs=(
@@ -152,6 +175,7 @@ MIG = CalculatorSpec(
         Output("memory_fraction", "Memory fraction", kind="pct"),
         Output("instance_memory_gb", "Instance memory (nominal)", "GB"),
         Output("usable_memory_gib", "Usable memory (nvidia-smi)", "GiB"),
+        Output("usable_memory_gb", "Usable memory", "GB"),
         Output("instance_sms", "SMs per instance", "SMs", kind="integer"),
         Output("idle_sms", "Idle SMs when filled", "SMs", kind="integer"),
         Output("total_sms", "SMs on the GPU", "SMs", kind="integer"),

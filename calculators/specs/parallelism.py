@@ -13,6 +13,7 @@ from calculators.kernels.collective_time import OPS
 from .base import (
     CHOICE,
     INTEGER,
+    PEAK,
     CalculatorSpec,
     Input,
     Output,
@@ -22,6 +23,7 @@ from .base import (
     fraction,
     params_b,
     peak_tflops,
+    precision,
 )
 
 # ---------------------------------------------------------------- collective_time
@@ -247,6 +249,7 @@ TRAINING_BUDGET = CalculatorSpec(
         Input("tokens_b", "Training tokens", "billion", min=0, min_exclusive=True, max=1e7),
         Input("gpus", "GPUs", "", min=1, max=1e7, kind=INTEGER),
         peak_tflops(),
+        precision(),
         fraction("mfu", "Model FLOPs utilisation", 0.4),
         Input("gpu_cost_per_hour", "GPU cost", "USD/h", min=0, max=1e6, required=False),
         Input("zero_stage", "ZeRO stage", "", default=0, min=0, max=3, kind=INTEGER),
@@ -273,6 +276,6 @@ TRAINING_BUDGET = CalculatorSpec(
     steps=_training_steps,
     texts=_training_texts,
     chart=_training_chart,
-    preset_fills={"peak_tflops": PresetFill("bf16_tflops")},
+    preset_fills={"peak_tflops": PresetFill(PEAK)},
     example={"params_b": 70, "tokens_b": 15000, "gpus": 2048, "peak_tflops": 989, "mfu": 0.4},
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from calculators.formatting import number
@@ -17,6 +18,7 @@ from .base import (
     bound_phrase,
     column_label,
     peak_tflops,
+    precision,
 )
 
 # ---------------------------------------------------------------- roofline
@@ -115,6 +117,7 @@ ROOFLINE = CalculatorSpec(
     summary="Compares a workload's arithmetic intensity with the GPU's ridge point.",
     inputs=(
         peak_tflops(),
+        precision(),
         bandwidth_tbs(),
         Input(
             "intensity",
@@ -160,14 +163,28 @@ def _attention_steps(p: Point) -> list[str]:
         f"intensity = flops / bytes = {p.f('intensity')}",
         f"flash_bytes (S and P stay on chip) = 4·b·N·d = {p.f('flash_bytes')}",
         f"flash_intensity = flops / flash_bytes = {p.f('flash_intensity')}",
-        f"ridge_intensity = peak / bandwidth = {p.f('peak_tflops')} / {p.f('bandwidth_tbs')} = "
-        f"{p.f('ridge_intensity')}",
-        f"standard: {p.v('bound')}-bound; flash: {p.v('flash_bound')}-bound",
-    ]
+    ] + (
+        [
+            f"ridge_intensity = peak / bandwidth = {p.f('peak_tflops')} / "
+            f"{p.f('bandwidth_tbs')} = {p.f('ridge_intensity')}",
+            f"standard: {p.v('bound')}-bound; flash: {p.v('flash_bound')}-bound",
+        ]
+        if p.outputs.get("ridge_intensity") is not None
+        else ["no peak_tflops and bandwidth_tbs given, so no ridge point or bound"]
+    )
 
 
 def _attention_texts(p: Point) -> tuple[list[str], list[str]]:
-    ridge = p.v("ridge_intensity")
+    ridge = p.outputs.get("ridge_intensity")
+    if ridge is None:
+        est = [
+            f"Standard attention at N = {p.n('seq_len')} does {p.f('intensity')}: it stays "
+            "near d/b regardless of sequence length because the N² score matrix is written "
+            "and read back.",
+            f"Keeping S and P on chip (flash attention) raises it to {p.f('flash_intensity')}; "
+            "give peak_tflops and bandwidth_tbs (or a preset) to place both against a ridge.",
+        ]
+        return est, _ATTENTION_NEEDS
     est = [
         f"Standard attention at N = {p.n('seq_len')} is "
         f"{bound_phrase(p.v('intensity'), ridge)}: its intensity stays near d/b regardless "
@@ -175,17 +192,51 @@ def _attention_texts(p: Point) -> tuple[list[str], list[str]]:
         f"Keeping S and P on chip (flash attention) raises intensity to "
         f"{p.f('flash_intensity')}, {bound_phrase(p.v('flash_intensity'), ridge)}.",
     ]
-    need = [
-        "Real kernels also read masks and write softmax statistics, and tile sizes limit "
-        "reuse; measure achieved FLOP/s and DRAM bytes with a profiler.",
-        "This counts one head of one layer; decode (one query token) has far lower "
-        "intensity than this prefill-shaped count.",
-    ]
-    return est, need
+    return est, _ATTENTION_NEEDS
+
+
+_ATTENTION_NEEDS = [
+    "Real kernels also read masks and write softmax statistics, and tile sizes limit "
+    "reuse; measure achieved FLOP/s and DRAM bytes with a profiler.",
+    "This counts one head of one layer; decode (one query token) has far lower "
+    "intensity than this prefill-shaped count.",
+]
+
+
+def _optional(inp: Input) -> Input:
+    return replace(inp, required=False)
+
+
+def _attention_check(inputs: dict[str, Any]) -> dict[str, list[str]]:
+    has_peak, has_bw = (
+        inputs.get("peak_tflops") is not None,
+        inputs.get("bandwidth_tbs") is not None,
+    )
+    if has_peak != has_bw:
+        missing = "bandwidth_tbs" if has_peak else "peak_tflops"
+        return {
+            missing: [
+                f"required with {'peak_tflops' if has_peak else 'bandwidth_tbs'} "
+                "(give both for the ridge and the bound, or neither)"
+            ]
+        }
+    return {}
 
 
 def _attention_chart(points: list[Point]) -> dict[str, Any]:
     first = points[0]
+    if first.outputs.get("ridge_intensity") is None:
+        return {
+            "type": "bars",
+            "title": "Arithmetic intensity, standard against flash attention",
+            "y_label": "FLOP/byte",
+            "stacked": False,
+            "categories": [column_label(p, points) for p in points],
+            "segments": [
+                {"label": "standard", "values": [p.v("intensity") for p in points]},
+                {"label": "flash", "values": [p.v("flash_intensity") for p in points]},
+            ],
+        }
     pts = []
     for p in points:
         for key, label in (("intensity", "standard"), ("flash_intensity", "flash")):
@@ -221,8 +272,9 @@ ATTENTION_INTENSITY = CalculatorSpec(
             min_exclusive=True,
             max=8,
         ),
-        peak_tflops(),
-        bandwidth_tbs(),
+        peak_tflops(required=False),
+        precision(),
+        _optional(bandwidth_tbs()),
     ),
     outputs=(
         Output("flops", "FLOP", "FLOP"),
@@ -239,5 +291,6 @@ ATTENTION_INTENSITY = CalculatorSpec(
     texts=_attention_texts,
     chart=_attention_chart,
     preset_fills=GPU_FILLS,
+    check=_attention_check,
     example={"seq_len": 4096, "head_dim": 128, "peak_tflops": 989, "bandwidth_tbs": 3.35},
 )

@@ -114,19 +114,22 @@ SPARSITY_2_4 = CalculatorSpec(
 def _diffusion_steps(p: Point) -> list[str]:
     factor = 2 if p.v("guidance") else 1
     why = "2 with guidance" if factor == 2 else "1 without guidance"
-    return [
+    lines = [
         f"forward_passes = steps × {factor} ({why}) = {p.n('steps')} × {factor} = "
         f"{p.n('forward_passes')}",
-        f"total_s = forward_passes × pass_ms = {p.n('forward_passes')} × {p.f('pass_ms')} = "
-        f"{p.f('total_s')}",
+    ]
+    if p.v("pass_ms") is None:
+        return [*lines, "no pass_ms given, so no time: the passes only"]
+    return [
+        *lines,
+        f"total_s = forward_passes × pass_ms / 1000 = {p.n('forward_passes')} × "
+        f"{p.f('pass_ms')} / 1000 = {p.f('total_s')}",
     ]
 
 
 def _diffusion_texts(p: Point) -> tuple[list[str], list[str]]:
-    est = [
-        f"{p.n('steps')} steps cost {p.n('forward_passes')} forward passes, "
-        f"{p.f('total_s', 3)} of denoising."
-    ]
+    time = f", {p.f('total_s', 3)} of denoising" if p.v("pass_ms") is not None else ""
+    est = [f"{p.n('steps')} steps cost {p.n('forward_passes')} forward passes{time}."]
     if p.v("guidance"):
         est.append(
             "Classifier-free guidance doubles the passes; batching the conditional and "
@@ -140,13 +143,17 @@ def _diffusion_texts(p: Point) -> tuple[list[str], list[str]]:
 
 
 def _diffusion_chart(points: list[Point]) -> dict[str, Any]:
+    timed = points[0].v("total_s") is not None
+    name, label, unit = (
+        ("total_s", "denoising", "s") if timed else ("forward_passes", "passes", "passes")
+    )
     return {
         "type": "bars",
-        "title": "Denoising time",
-        "y_label": "s",
+        "title": "Denoising time" if timed else "Forward passes",
+        "y_label": unit,
         "stacked": False,
         "categories": [column_label(p, points) for p in points],
-        "segments": [{"label": "denoising", "values": [p.v("total_s") for p in points]}],
+        "segments": [{"label": label, "values": [p.v(name) for p in points]}],
     }
 
 
@@ -157,7 +164,15 @@ DIFFUSION_PASSES = CalculatorSpec(
     inputs=(
         Input("steps", "Sampler steps", "steps", min=1, max=1e5, kind=INTEGER),
         Input("guidance", "Classifier-free guidance", kind=BOOLEAN, default=True),
-        Input("pass_ms", "Time per forward pass", "ms", min=0, max=1e7),
+        Input(
+            "pass_ms",
+            "Time per forward pass",
+            "ms",
+            min=0,
+            max=1e7,
+            required=False,
+            help="Optional: without it, the number of passes only.",
+        ),
     ),
     outputs=(
         Output("forward_passes", "Forward passes", kind="integer"),

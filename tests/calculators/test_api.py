@@ -36,7 +36,7 @@ def test_list_has_every_calculator_with_specs(client):
     batch = next(i for i in decode["inputs"] if i["name"] == "batch_size")
     assert batch["integer"] and batch["min"] == 1 and batch["default"] == 1
     assert decode["preset_fills"] == {
-        "peak_tflops": "bf16_tflops",
+        "peak_tflops": "peak",  # the preset's dense peak at the precision input
         "bandwidth_tbs": "bandwidth_tbs",
     }
     assert decode["runs_url"].endswith(RUNS)

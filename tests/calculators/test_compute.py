@@ -28,7 +28,7 @@ def test_outputs_keep_the_broadcast_shape_and_integers():
     assert result["shape"] == [3]
     assert len(result["outputs"]["total_gb"]) == 3
     assert len(result["steps"]) == 3  # up to three columns get their own steps
-    result = run_inline("sliding_window", {"seq_len": 10, "window": 4})
+    result = run_inline("sliding_window", {"seq_len": 10, "window": 4, "mask": "causal"})
     assert result["outputs"]["window_pairs"] == 34 and isinstance(
         result["outputs"]["window_pairs"], int
     )

@@ -227,11 +227,19 @@ def test_attention_intensity_formulas():
 
 
 def test_sliding_window_pairs():
+    """The default full mask counts N² and N·w (N=3, w=4: the window covers all 3 keys,
+    9 and 9; N=10: 100 and 40, a 2.5x saving); the causal mask counts N(N+1)/2 and
+    w(w+1)/2 + (N−w)·w (N=10, w=4: 55 and 1+2+3+4+4·6 = 34)."""
     out = sliding_window(seq_len=[3, 10], window=4)
-    assert out["full_pairs"].tolist() == [6, 55]
-    # N=10, w=4: 1+2+3+4+4*6 = 34
-    assert out["window_pairs"].tolist() == [6, 34]
-    assert out["saving"].tolist() == approx([0, 1 - 34 / 55])
+    assert out["full_pairs"].tolist() == [9, 100]
+    assert out["window_pairs"].tolist() == [9, 40]
+    assert out["saving"].tolist() == approx([1.0, 2.5])
+    assert out["saving_fraction"].tolist() == approx([0.0, 0.6])
+    causal = sliding_window(seq_len=[3, 10], window=4, mask="causal")
+    assert causal["full_pairs"].tolist() == [6, 55]
+    assert causal["window_pairs"].tolist() == [6, 34]
+    assert causal["saving"].tolist() == approx([1.0, 55 / 34])
+    assert causal["saving_fraction"].tolist() == approx([0, 1 - 34 / 55])
     assert out["full_pairs"].dtype == np.int64
 
 
@@ -280,7 +288,9 @@ def test_every_kernel_is_registered_and_pure():
     import ast
     import pathlib
 
-    assert len(KERNELS) == 20
+    from calculators.specs import SPECS
+
+    assert set(KERNELS) == set(SPECS)
     for path in pathlib.Path("calculators/kernels").glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
@@ -292,3 +302,8 @@ def test_every_kernel_is_registered_and_pure():
                 else []
             )
             assert not any(n.split(".")[0] == "django" for n in names), path
+            # Nothing above the kernel package either (presets, specs, the catalogue).
+            assert not any(
+                n.startswith("calculators") and not n.startswith("calculators.kernels")
+                for n in names
+            ), path

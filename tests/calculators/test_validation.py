@@ -25,8 +25,12 @@ def test_clean_inputs_fill_defaults_and_presets_and_canonical_types():
         "bytes_per_param": 2.0,
         "bandwidth_tbs": 3.35,
         "batch_size": 4,
-        "kv_gb_per_seq": 0.0,
+        "context_tokens": 4096,
+        "kv_precision": "bf16",
+        "rope_head_dim": 0,
+        "local_layers": 0,
         "peak_tflops": 989.0,
+        "precision": "bf16",
         "bandwidth_efficiency": 1.0,
         "compute_efficiency": 1.0,
     }
@@ -44,6 +48,9 @@ def test_local_fit_preset_converts_units():
     clean = validate("local_fit", {"params_b": 8, "bytes_per_param": 1}, "rtx-5090")
     assert clean["device_bandwidth_gbs"] == pytest.approx(1792)
     assert clean["device_memory_gb"] == 32
+    # An "80GB" H100 has 81,559 MiB as nvidia-smi reports it: 81559 × 2^20 = 85.52e9 bytes.
+    clean = validate("local_fit", {"params_b": 8, "bytes_per_param": 1}, "h100-sxm")
+    assert clean["device_memory_gb"] == pytest.approx(81559 * 2**20 / 1e9)
 
 
 def test_unknown_calculator():

@@ -1,0 +1,230 @@
+"""Every numeric input of every calculator sweeps: 100 points, with and without a hardware
+preset, through the kernel (validation, kernel, steps, texts and chart, as the CLI and
+pages run it) and through the API with a real Celery worker. No sweep may fail, and every
+output must be finite and keep the input's shape.
+
+A calculator's sweep starts from a base: its spec example, plus extra bases for inputs
+the example leaves out (MoE and MLA layouts, local layers, the roofline's flops/bytes
+form). Each numeric input is swept over ±10 % of its base value (0 to 1 where the base
+is 0), rounded for whole-number inputs and kept inside the input's range, so
+cross-field rules (experts_per_token ≤ experts, local_layers ≤ layers) still hold.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import requests
+
+from calculators.compute import run_inline
+from calculators.specs import INTEGER, NUMBER, SPECS
+from tests.calculators.stack import running_stack, wait_for_run
+
+POINTS = 100
+PRESET = {"mig": "h100-sxm"}  # the mig preset must have MIG profiles; others take any GPU
+DEFAULT_PRESET = "h100-sxm"
+
+# Extra bases for inputs the example leaves out (name them: the sweep of an input
+# uses the first base that gives it a value).
+EXTRA_BASES: dict[str, list[dict]] = {
+    "roofline": [{"peak_tflops": 989, "bandwidth_tbs": 3.35, "flops": 1e12, "bytes": 1e10}],
+    "decode_bound": [
+        {
+            "params_b": 8,
+            "bytes_per_param": 2,
+            "bandwidth_tbs": 3.35,
+            "batch_size": 8,
+            "kv_gb_per_seq": 0.5,
+        },
+        {
+            "params_b": 37,
+            "bytes_per_param": 1,
+            "bandwidth_tbs": 4.8,
+            "batch_size": 32,
+            "layers": 61,
+            "heads": 128,
+            "head_dim": 128,
+            "kv_lora_rank": 512,
+            "rope_head_dim": 64,
+            "experts": 256,
+            "experts_per_token": 8,
+            "expert_params_b": 2.55,
+            "shared_params_b": 16.6,
+            "peak_tflops": 1979,
+        },
+        {
+            "params_b": 27,
+            "bytes_per_param": 2,
+            "bandwidth_tbs": 3.35,
+            "layers": 62,
+            "heads": 32,
+            "kv_heads": 16,
+            "head_dim": 128,
+            "local_layers": 52,
+            "local_window": 1024,
+        },
+    ],
+    "kv_cache": [
+        {"layers": 61, "kv_lora_rank": 512, "rope_head_dim": 64, "seq_len": 4096},
+        {
+            "layers": 62,
+            "kv_heads": 16,
+            "head_dim": 128,
+            "seq_len": 8192,
+            "local_layers": 52,
+            "local_window": 1024,
+        },
+    ],
+    "moe_active": [
+        {"experts": 8, "experts_per_token": 2, "expert_params_b": 5.6, "shared_params_b": 1.6}
+    ],
+    "weight_memory": [{"params_b": 8, "bytes_per_param": 0.5, "vocab": 128256, "hidden": 4096}],
+    "mig": [{"gpu": "h100-sxm", "profile": "1g.10gb"}],
+    "attention_intensity": [{"seq_len": 2048, "head_dim": 64}],
+    "diffusion_passes": [{"steps": 30}],
+    # serving_estimate is the other helper's; its example plus the two optional inputs.
+    "serving_estimate": [
+        {**SPECS["serving_estimate"].example, "active_params_b": 30, "kv_bytes_per_token": 163840}
+    ],
+    "training_budget": [
+        {
+            "params_b": 70,
+            "tokens_b": 15000,
+            "gpus": 2048,
+            "peak_tflops": 989,
+            "gpu_cost_per_hour": 2.5,
+            "zero_stage": 3,
+            "dp": 256,
+        }
+    ],
+}
+
+# Outputs whose non-finite value carries a meaning the page states in words.
+MAY_BE_NON_FINITE = {
+    ("decode_bound", "compute_bound_batch"),  # inf: compute never catches up ("never")
+    ("availability", "nines"),  # inf at exactly 100 %
+}
+
+
+def _first(value):
+    return value[0] if isinstance(value, list) else value
+
+
+def _bases(slug: str) -> list[dict]:
+    example = {k: _first(v) for k, v in SPECS[slug].example.items()}
+    return [example, *EXTRA_BASES.get(slug, [])]
+
+
+def _values(inp, v) -> list:
+    lo, hi = (0.0, 1.0) if v == 0 else (0.9 * v, 1.1 * v)
+    if inp.min is not None:
+        lo = max(lo, inp.min)
+        if inp.min_exclusive and lo <= inp.min:
+            lo = inp.min + (hi - inp.min) / 1000
+    if inp.max is not None:
+        hi = min(hi, inp.max)
+    xs = np.linspace(lo, hi, POINTS)
+    if inp.kind == INTEGER:
+        ints = np.clip(np.round(xs), math.ceil(lo), math.floor(hi)).astype(int)
+        return [int(x) for x in ints]
+    return [float(x) for x in xs]
+
+
+def sweep_cases() -> list[tuple[str, str, str | None, dict]]:
+    """(slug, swept input, preset or None, raw inputs) for every numeric input of every
+    calculator, without and (where the spec takes one) with a preset."""
+    cases = []
+    for slug, spec in SPECS.items():
+        bases = _bases(slug)
+        for inp in spec.inputs:
+            if inp.kind not in (NUMBER, INTEGER):
+                continue
+            base = next((b for b in bases if b.get(inp.name) is not None), bases[0])
+            value = base.get(inp.name, inp.default)
+            if value is None:
+                raise AssertionError(f"{slug}.{inp.name} has no base to sweep from")
+            presets = [None, PRESET.get(slug, DEFAULT_PRESET)] if spec.preset_fills else [None]
+            for preset in presets:
+                raw = dict(base)
+                if preset:  # the preset fills these unless the sweep sets one explicitly
+                    for name in spec.preset_fills:
+                        if name != inp.name:
+                            raw.pop(name, None)
+                raw[inp.name] = _values(inp, value)
+                cases.append((slug, inp.name, preset, raw))
+    return cases
+
+
+CASES = sweep_cases()
+IDS = [f"{slug}-{name}-{preset or 'none'}" for slug, name, preset, _ in CASES]
+
+
+def check_outputs(slug: str, outputs: dict, shape: list[int]) -> None:
+    assert shape == [POINTS], (slug, shape)
+    assert outputs
+    for name, values in outputs.items():
+        assert isinstance(values, list) and len(values) == POINTS, (slug, name)
+        if (slug, name) in MAY_BE_NON_FINITE:
+            continue
+        for v in values:
+            # JSON turns NaN and infinity into null: a null number is a non-finite one.
+            assert v is not None, (slug, name, "non-finite")
+            if isinstance(v, float):
+                assert math.isfinite(v), (slug, name, v)
+
+
+def test_every_numeric_input_of_every_calculator_is_swept():
+    """The case list itself covers every numeric input of every calculator, with and
+    without a preset where the calculator takes one."""
+    covered = {(slug, name, preset is not None) for slug, name, preset, _ in CASES}
+    for slug, spec in SPECS.items():
+        for inp in spec.inputs:
+            if inp.kind in (NUMBER, INTEGER):
+                assert (slug, inp.name, False) in covered
+                if spec.preset_fills:
+                    assert (slug, inp.name, True) in covered
+
+
+@pytest.mark.parametrize(("slug", "name", "preset", "raw"), CASES, ids=IDS)
+def test_sweep_through_the_kernel(slug, name, preset, raw):
+    result = run_inline(slug, raw, preset)
+    check_outputs(slug, result["outputs"], result["shape"])
+    assert result["steps"] and result["establishes"] and result["chart"]
+
+
+@pytest.mark.worker
+def test_every_sweep_through_the_api_and_a_real_worker(tmp_path_factory):
+    """All cases in one stack: post every run, then wait for each, so the worker drains
+    them concurrently and the test costs one worker session."""
+    with running_stack(
+        tmp_path_factory.mktemp("sweep-stack"),
+        redis_url=os.environ.get("REDIS_URL"),
+        concurrency=4,
+    ) as stack:
+
+        def post(case):
+            slug, name, preset, raw = case
+            body = {"inputs": raw, **({"preset": preset} if preset else {})}
+            for _ in range(5):
+                response = requests.post(stack.api(f"{slug}/runs/"), json=body, timeout=60)
+                if response.status_code != 503:
+                    break
+                # The API's contract for a busy broker: come back after Retry-After.
+                time.sleep(float(response.headers.get("Retry-After", 1)))
+            assert response.status_code in (200, 202), (slug, name, response.content[:300])
+            return response.json()["url"]
+
+        def wait(case_url):
+            (slug, name, _, _), url = case_url
+            run = wait_for_run(requests.Session(), url, timeout=300, interval=0.2)
+            assert run["status"] == "done", (slug, name, run.get("error"))
+            check_outputs(slug, run["result"]["outputs"], run["result"]["shape"])
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            urls = list(pool.map(post, CASES))
+            list(pool.map(wait, zip(CASES, urls, strict=True)))
