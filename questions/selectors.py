@@ -41,15 +41,30 @@ class CategoryGroup:
     concepts: list[Concept] = field(default_factory=list)
 
 
-def curriculum() -> list[CategoryGroup]:
+def curriculum(*, track: str = "", level: str = "", access: str = "") -> list[CategoryGroup]:
+    """Tracks and concepts grouped by category, optionally narrowed: ``track`` (a slug) to
+    that track and the concepts its questions use; ``level`` and ``access`` to concepts of
+    that level or access level. Filters are applied in the two queries, never per item."""
     groups = {key: CategoryGroup(key, label) for key, label in Category.choices}
-    for track in tracks_with_counts():
-        groups[track.category].tracks.append(track)
-    for concept in (
-        Concept.objects.published()
-        .annotate(question_count=Count("questions", filter=Q(questions__published=True)))
-        .order_by("level", "title")
-    ):
+    tracks = tracks_with_counts()
+    concepts = Concept.objects.published()
+    if track:
+        tracks = tracks.filter(slug=track)
+        concepts = concepts.filter(
+            questions__track__slug=track,
+            questions__published=True,
+            questions__track__published=True,
+        )
+    if level:
+        concepts = concepts.filter(level=level)
+    if access:
+        concepts = concepts.filter(access=access)
+    for t in tracks:
+        groups[t.category].tracks.append(t)
+    chosen = Concept.objects.filter(pk__in=concepts.values("pk"))  # the track join repeats rows
+    for concept in chosen.annotate(
+        question_count=Count("questions", filter=Q(questions__published=True))
+    ).order_by("level", "title"):
         groups[concept.category].concepts.append(concept)
     return [g for g in groups.values() if g.tracks or g.concepts]
 
@@ -149,6 +164,17 @@ def next_in_track(question: Question, *, exclude=()) -> Question | None:
         .exclude(pk__in=exclude)
         .select_related("track")
         .order_by("number")
+        .first()
+    )
+
+
+def previous_in_track(question: Question) -> Question | None:
+    """The published question before this one in its track (keyboard "previous")."""
+    return (
+        published_questions()
+        .filter(track=question.track, number__lt=question.number)
+        .select_related("track")
+        .order_by("-number")
         .first()
     )
 
