@@ -190,14 +190,15 @@ GPUS: dict[str, GpuPreset] = {
         GpuPreset(
             "h20",
             "NVIDIA H20",
-            _peaks(bf16=148, fp8=296, int8=296),
+            _peaks(tf32=74, bf16=148, fp8=296, int8=296),
             96,
             4.0,
             78,
-            "NVIDIA H20 figures as reported from NVIDIA's partner product brief (NVIDIA "
-            "publishes no public data sheet)",
+            "NVIDIA publishes no public H20 data sheet; dense figures as published at "
+            "https://willitrunai.com/gpus/h20-96gb (a secondary source)",
+            mig=True,
             unconfirmed=("peaks", "sms"),
-            note="Export-market Hopper part: full HBM bandwidth, a fraction of the compute.",
+            note="Export-market Hopper part: full HBM bandwidth, about 15% of H100's compute.",
         ),
         GpuPreset(
             "gh200",
