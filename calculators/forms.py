@@ -123,6 +123,18 @@ class CalculatorForm(forms.Form):
             self.fields[inp.name].unit = inp.unit
             self.fields[inp.name].choices = ["true", "false"] if inp.kind == BOOLEAN else []
 
+        if "model" in spec.input_names:
+            self.fields["config"] = forms.CharField(
+                required=False,
+                label="…or paste a config.json",
+                help_text="A Hugging Face config.json fills the same architecture inputs as "
+                "a model; values you type override it.",
+                max_length=200_000,
+                widget=forms.Textarea(
+                    attrs={"rows": 3, "spellcheck": "false", "autocomplete": "off"}
+                ),
+            )
+
     def _given(self, name: str) -> Any:
         source = self.data if self.is_bound else self.initial
         return source.get(name, "") if source else ""
@@ -144,11 +156,23 @@ class CalculatorForm(forms.Form):
             for name, value in filled.items():
                 if texts.get(name, "").strip() == value:
                     texts[name] = ""
+        precision = (texts.get("precision") or "").strip()
+        if data.get("preset") and precision and precision != presets.DEFAULT_PRECISION:
+            # The script filled the preset's default-precision peak; left as filled it
+            # would override the peak at the precision chosen here, so it is dropped.
+            filled = preset_values(self.spec).get(data["preset"], {})
+            if (
+                "peak_tflops" in filled
+                and texts.get("peak_tflops", "").strip() == filled["peak_tflops"]
+            ):
+                texts["peak_tflops"] = ""
         rows, cols = data.get("grid_rows"), data.get("grid_cols")
         if rows or cols:
             texts[GRID_KEY] = f"{rows or '?'},{cols or '?'}"
         try:
-            self.calculator_inputs = validate_text(self.spec.slug, texts, self.preset_text or None)
+            self.calculator_inputs = validate_text(
+                self.spec.slug, texts, self.preset_text or None, data.get("config") or None
+            )
         except CalculatorInputError as exc:
             for name, reasons in exc.fields.items():
                 if name == GRID_KEY:

@@ -168,7 +168,12 @@ def _render_page(
         if run is not None
         else "",
         "meta_description": spec.summary,
-        "input_fields": [form[i.name] for i in spec.inputs],
+        "input_fields": [
+            form[name]
+            for i in spec.inputs
+            for name in ((i.name, "config") if i.name == "model" else (i.name,))
+            if name in form.fields
+        ],
         "extra_fields": [form[name] for name in FORM_EXTRAS if name in form.fields],
     }
     return render(request, "calculators/calculator.html", context, status=status)

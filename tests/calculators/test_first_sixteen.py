@@ -485,3 +485,52 @@ def test_moe_decode_broadcast_equals_a_loop(batches):
                 assert vec[name][i] == approx(float(value), rel=1e-9), name
             else:
                 assert vec[name][i] == value, name
+
+
+# ---------------------------------------------------------------- the page form
+
+
+@pytest.mark.django_db
+def test_the_page_takes_a_pasted_config(client, published, django_capture_on_commit_callbacks):
+    from calculators.models import CalculationRun
+
+    page = client.get("/calculators/kv_cache/").content.decode()
+    assert 'name="config"' in page and "<textarea" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/calculators/kv_cache/",
+            {"config": json.dumps(LLAMA_8B_CONFIG), "seq_len": "8192", "action": "run"},
+        )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    run = CalculationRun.objects.get()
+    assert run.inputs["layers"] == 32 and run.inputs["kv_heads"] == 8
+    bad = client.post(
+        "/calculators/kv_cache/",
+        {"config": '{"hidden_size": 4096}', "seq_len": "1", "action": "run"},
+    )
+    assert bad.status_code == 400
+    assert "num_hidden_layers" in bad.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_page_fills_the_peak_at_the_chosen_precision(
+    client, published, django_capture_on_commit_callbacks
+):
+    """The script wrote the BF16 peak (989) into peak_tflops when the preset was picked;
+    choosing fp8 afterwards must run at 1,979, not at the stale 989."""
+    from calculators.models import CalculationRun
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/calculators/roofline/",
+            {
+                "preset": "h100-sxm",
+                "peak_tflops": "989",
+                "bandwidth_tbs": "3.35",
+                "precision": "fp8",
+                "intensity": "100",
+                "action": "run",
+            },
+        )
+    assert response.status_code == 302
+    assert CalculationRun.objects.get().inputs["peak_tflops"] == 1979
