@@ -120,8 +120,11 @@ class CalculatorForm(forms.Form):
                 max_length=40 * MAX_POINTS,
                 widget=widget,
             )
-            self.fields[inp.name].unit = inp.unit
-            self.fields[inp.name].choices = ["true", "false"] if inp.kind == BOOLEAN else []
+            # Read by the template beside the widget (the unit label and the datalist).
+            self.fields[inp.name].unit = inp.unit  # type: ignore[attr-defined]
+            self.fields[inp.name].choices = (  # type: ignore[attr-defined]
+                ["true", "false"] if inp.kind == BOOLEAN else []
+            )
 
         if "model" in spec.input_names:
             self.fields["config"] = forms.CharField(
@@ -147,7 +150,7 @@ class CalculatorForm(forms.Form):
         return f"{first},{second}" if first and second else first or second
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         texts = {i.name: data.get(i.name) or "" for i in self.spec.inputs}
         if data.get("compare") and data.get("preset"):
             # The script (or a no-JS "Fill") wrote the first preset's figures into the

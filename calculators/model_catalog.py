@@ -480,7 +480,7 @@ def read_hf_config(config: Mapping[str, Any] | str) -> dict[str, Any]:
     hidden = _int(cfg, problems, "the hidden size", "hidden_size", "n_embd", "d_model")
     heads = _int(cfg, problems, "the attention heads", "num_attention_heads", "n_head")
     vocab = _int(cfg, problems, "the vocabulary size", "vocab_size")
-    kv_heads = _optional_int(cfg, problems, "num_key_value_heads", "n_kv_heads") or heads
+    kv_heads_given = _optional_int(cfg, problems, "num_key_value_heads", "n_kv_heads")
     head_dim = _optional_int(cfg, problems, "head_dim")
     kv_lora = _optional_int(cfg, problems, "kv_lora_rank")
     rope_dim = _optional_int(cfg, problems, "qk_rope_head_dim")
@@ -494,6 +494,7 @@ def read_hf_config(config: Mapping[str, Any] | str) -> dict[str, Any]:
     if problems or None in (layers, hidden, heads, vocab):
         raise ConfigError(problems)
     assert layers and hidden and heads and vocab  # narrowed above, for mypy
+    kv_heads = kv_heads_given or heads  # no KV-head count: multi-head attention
     if head_dim is None:
         if kv_lora is not None:
             head_dim = _optional_int(cfg, problems, "v_head_dim")

@@ -28,8 +28,9 @@ def attention_intensity(
 ) -> dict[str, np.ndarray]:
     """Return bytes, flops, intensity, flash_bytes, flash_intensity and, given both
     peak_tflops and bandwidth_tbs, ridge_intensity, bound and flash_bound."""
-    with_roof = peak_tflops is not None and bandwidth_tbs is not None
-    extra = [f64(peak_tflops), f64(bandwidth_tbs)] if with_roof else []
+    extra = []
+    if peak_tflops is not None and bandwidth_tbs is not None:  # spelled out for mypy
+        extra = [f64(peak_tflops), f64(bandwidth_tbs)]
     n, d, b, *roof = broadcast(f64(seq_len), f64(head_dim), f64(bytes_per_elem), *extra)
     flops = 4.0 * n * n * d + 3.0 * n * n
     nbytes = 4.0 * b * n * n + 4.0 * b * n * d

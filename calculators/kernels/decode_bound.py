@@ -103,7 +103,7 @@ def decode_bound(
     # Weights read per step: a dense model reads all of them; an MoE batch reads the
     # shared weights and every expert some token in the batch was routed to.
     moe = experts is not None and experts_per_token is not None and expert_params_b is not None
-    if moe:
+    if experts is not None and experts_per_token is not None and expert_params_b is not None:
         e, k, ep = f64(experts), f64(experts_per_token), f64(expert_params_b)
         shared = p - k * ep if shared_params_b is None else f64(shared_params_b)
         touched = e * (1.0 - (1.0 - k / e) ** batch)
