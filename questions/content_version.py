@@ -10,12 +10,14 @@ see the same number. Content models bump it on save and delete (connected in
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 
 logger = logging.getLogger(__name__)
 KEY = "content-version"
+T = TypeVar("T")
 
 
 def current() -> int:
@@ -41,3 +43,36 @@ def bump(*args: Any, **kwargs: Any) -> None:
             cache.set(KEY, current() + 1, timeout=None)
     except Exception:
         logger.warning("content version not moved: cache unreachable", exc_info=True)
+
+
+#: Derived data keyed on the version lives this long at most (a bump retires it sooner).
+DERIVED_TIMEOUT = 60 * 60
+
+
+def cached(name: str, compute: Callable[[], T], *, timeout: int = DERIVED_TIMEOUT) -> T:
+    """``compute()``'s value, shared by every process until the content version moves.
+
+    For data that every reader sees the same (a question's up-next candidates, a page of
+    its discussion): the key carries the version, so a publish, an edit or a comment makes
+    the next read compute afresh, with no invalidation list to keep. A cache that cannot
+    be reached (version 0, or an error on get or set) computes the value live. ``name``
+    carries a format tag (``up-next:v2:…``): bump it when the cached value's shape changes,
+    so a deploy never unpickles an old shape.
+    """
+    version = current()
+    if not version:
+        return compute()
+    key = f"derived:{version}:{name}"
+    try:
+        hit = cache.get(key)
+    except Exception:
+        logger.warning("derived cache unreachable; computing %s live", name, exc_info=True)
+        return compute()
+    if hit is not None:
+        return hit
+    value = compute()
+    try:
+        cache.set(key, value, timeout)
+    except Exception:
+        logger.warning("derived cache unreachable; %s not stored", name, exc_info=True)
+    return value

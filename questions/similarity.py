@@ -18,6 +18,8 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from . import content_version
+
 TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOP_WORDS = frozenset(
     """a an and are as at be but by can do does for from has have how i if in into is it its
@@ -108,4 +110,6 @@ def recompute() -> int:
         ]
     QuestionSimilarity.objects.all().delete()
     QuestionSimilarity.objects.bulk_create(rows)
+    # Up-next candidates are cached per content version: new neighbours retire them.
+    transaction.on_commit(content_version.bump)
     return len(rows)

@@ -12,12 +12,16 @@ from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserF
 
 pytestmark = pytest.mark.django_db
 
-# Anonymous: the question, its concepts and embeds; up next (next in track, stored
+# Cold (the content version just moved, so nothing derived is cached):
+# Anonymous: the question, its concepts and embeds; up next (following questions, stored
 # neighbours, candidates); difficulty tally; discussion (totals, page, replies).
 MAX_ANONYMOUS = 10
-# Signed in adds: session, user, tier, bookmark, progress, review card (the own difficulty
-# vote comes with the tally).
-MAX_SIGNED_IN = 16
+# Signed in adds: session, user, tier, bookmark, progress, review card, and which up-next
+# candidates the learner is confident in (the own difficulty vote comes with the tally).
+MAX_SIGNED_IN = 17
+# Warm (what a signed-in reader usually gets): up next and the discussion page come from
+# the derived cache, six queries fewer.
+MAX_SIGNED_IN_WARM = 11
 
 
 def build(n_comments: int):
@@ -68,6 +72,14 @@ def test_question_page_query_count_is_fixed(client_for, signed_in, django_assert
         content_version.bump()
         with django_assert_max_num_queries(limit):
             client.get(q.get_absolute_url())
+        if signed_in:
+            # Warm: up next and the discussion page come from the derived cache; what is
+            # left is the learner's own state and the content the page shows.
+            with CaptureQueriesContext(connection) as warm:
+                assert client.get(q.get_absolute_url()).status_code == 200
+            assert len(warm.captured_queries) == MAX_SIGNED_IN_WARM, [
+                w["sql"][:120] for w in warm.captured_queries
+            ]
     assert counts[0] == counts[10] == counts[500] == limit, counts
 
 

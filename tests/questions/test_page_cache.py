@@ -44,6 +44,38 @@ def test_an_edit_or_a_comment_retires_the_cached_page(client, free_user):
 
 
 @pytest.mark.django_db
+def test_hiding_or_deleting_a_comment_retires_cached_pages(
+    client, client_for, free_user, staff_user
+):
+    """Hide and account deletion write with a queryset update (no post_save): they must
+    still retire the cached page and the cached discussion page, for every reader."""
+    from inferview.accounts.services import delete_account
+
+    q = QuestionFactory(access="open")
+    comment = discussion_services.comment_create(
+        user=free_user, question=q, body="Spam that a moderator will hide."
+    )
+    signed_in = client_for(free_user)
+    for c in (client, signed_in):
+        get(c, q.get_absolute_url())
+        _, html = get(c, q.get_absolute_url())
+        assert "Spam that a moderator will hide." in html
+    discussion_services.comment_hide(moderator=staff_user, comment=comment)
+    for c in (client, signed_in):
+        _, html = get(c, q.get_absolute_url())
+        assert "Spam that a moderator will hide." not in html
+
+    other = discussion_services.comment_create(
+        user=free_user, question=q, body="Words their author will take back."
+    )
+    assert other.pk
+    get(client, q.get_absolute_url())
+    delete_account(user=free_user)
+    _, html = get(client, q.get_absolute_url())
+    assert "Words their author will take back." not in html
+
+
+@pytest.mark.django_db
 def test_cached_anonymous_pages_never_reach_signed_in_readers(
     client, client_for, premium_user, free_user
 ):

@@ -8,7 +8,7 @@ from inferview.community import discovery as discovery_selectors
 from inferview.community.practice import services as practice_services
 from questions import services as content_services
 from questions import similarity, tasks
-from questions.models import QuestionSimilarity
+from questions.models import Question, QuestionSimilarity
 from tests.factories import ConceptFactory, QuestionFactory, TrackFactory
 
 # --- pure NumPy parts: no database ---------------------------------------------------------
@@ -124,25 +124,25 @@ def _fresh(question):
 def test_closest_neighbours_share_the_questions_concepts(corpus, anonymous):
     similarity.recompute()
     nxt, closest = discovery_selectors.up_next(_fresh(corpus["kv3"]), anonymous)
-    assert nxt == corpus["tp"]
+    assert nxt.pk == corpus["tp"].pk
     concept_ids = set(corpus["kv3"].concepts.values_list("pk", flat=True))
     assert closest, "expected neighbours"
     for q in closest[:2]:
-        assert concept_ids & set(q.concepts.values_list("pk", flat=True)), q
+        linked = Question.objects.get(pk=q.pk).concepts.values_list("pk", flat=True)
+        assert concept_ids & set(linked), q
     # Shared concepts rank first; the text-only match may follow but never leads.
     assert closest[0].shared >= closest[-1].shared
-    assert closest[0] in {corpus["kv1"], corpus["kv2"]}
+    assert closest[0].pk in {corpus["kv1"].pk, corpus["kv2"].pk}
 
 
 def test_text_similarity_breaks_ties_and_finds_questions_without_shared_concepts(corpus, anonymous):
     similarity.recompute()
     nxt, closest = discovery_selectors.up_next(_fresh(corpus["kv2"]), anonymous, limit=5)
-    assert nxt == corpus["kv3"] and nxt not in closest  # next in track is not repeated
-    assert closest[0] == corpus["kv1"]  # shares both concepts
-    assert corpus["textual"] in closest  # no concepts, found by TF-IDF cosine
-    assert closest.index(corpus["textual"]) > closest.index(
-        corpus["batch"]
-    )  # below a shared concept
+    ids = [q.pk for q in closest]
+    assert nxt.pk == corpus["kv3"].pk and nxt.pk not in ids  # next in track is not repeated
+    assert ids[0] == corpus["kv1"].pk  # shares both concepts
+    assert corpus["textual"].pk in ids  # no concepts, found by TF-IDF cosine
+    assert ids.index(corpus["textual"].pk) > ids.index(corpus["batch"].pk)  # below a shared one
 
 
 def test_up_next_skips_confident_questions(corpus, free_user):
@@ -150,8 +150,9 @@ def test_up_next_skips_confident_questions(corpus, free_user):
     practice_services.progress_set(user=free_user, question=corpus["kv2"], status="confident")
     practice_services.progress_set(user=free_user, question=corpus["tp"], status="confident")
     nxt, closest = discovery_selectors.up_next(_fresh(corpus["kv1"]), free_user, limit=5)
-    assert nxt == corpus["kv3"]  # number 2 is confident, so the next one after it
-    assert corpus["kv2"] not in closest and corpus["tp"] not in closest
+    assert nxt.pk == corpus["kv3"].pk  # number 2 is confident, so the next one after it
+    ids = [q.pk for q in closest]
+    assert corpus["kv2"].pk not in ids and corpus["tp"].pk not in ids
 
 
 def test_page_view_reads_the_stored_matrix_and_never_computes(corpus, client, monkeypatch):

@@ -3,16 +3,20 @@ whatever the number of comments."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from inferview.community.models import Comment
+from questions import content_version
 from questions.models import Concept, Question
 
 COMMENTS_PER_PAGE = 20
 
+
+#: Author columns a cached discussion page must not carry into the shared cache.
+_AUTHOR_PRIVATE = ("author__password", "author__email", "author__last_login")
 
 SORTS = {"newest": ("-created_at", "-id"), "oldest": ("created_at", "id")}
 
@@ -75,6 +79,33 @@ def discussion(
     page: int | str = 1,
     per_page: int = COMMENTS_PER_PAGE,
 ) -> Discussion:
+    """One page of a discussion, the same for every reader, cached per content version
+    (a comment posted, edited, deleted or hidden moves the version). What is personal,
+    such as the edit link on one's own comment, is decided by the template."""
+    target: Question | Concept = question if question is not None else concept  # type: ignore[assignment]
+    kind = "question" if question is not None else "concept"
+    sort = sort if sort in SORTS else "newest"
+    try:
+        wanted = int(page)
+    except (TypeError, ValueError):
+        wanted = 1
+    found = content_version.cached(
+        f"discussion:v1:{kind}:{target.pk}:{sort}:{wanted}:{per_page}",
+        lambda: _discussion_page(
+            question=question, concept=concept, sort=sort, page=wanted, per_page=per_page
+        ),
+    )
+    return replace(found, target=target)
+
+
+def _discussion_page(
+    *,
+    question: Question | None,
+    concept: Concept | None,
+    sort: str,
+    page: int,
+    per_page: int,
+) -> Discussion:
     """One page of top-level comments with their replies: three queries for any size,
     including none at all (so a page's query count does not move with its comments).
 
@@ -94,11 +125,12 @@ def discussion(
     number = _page_number(page, num_pages)
     offset = (number - 1) * per_page
     top = Comment.objects.filter(shown_top, **target).order_by(*SORTS[sort])
-    threads = list(top.select_related("author")[offset : offset + per_page])
+    threads = list(top.select_related("author").defer(*_AUTHOR_PRIVATE)[offset : offset + per_page])
     # Replies by subquery rather than prefetch, so the query runs even for an empty page.
     replies = (
         Comment.objects.filter(parent__in=top[offset : offset + per_page].values("pk"))
         .select_related("author")
+        .defer(*_AUTHOR_PRIVATE)
         .order_by("created_at", "id")
     )
     by_parent: dict[int, list[Comment]] = {}
@@ -107,7 +139,7 @@ def discussion(
     for thread in threads:
         thread.thread_replies = by_parent.get(thread.pk, [])
     return Discussion(
-        target=question or concept,  # type: ignore[arg-type]
+        target=None,  # type: ignore[arg-type]  # set by discussion(): not stored in the cache
         target_kind="question" if question is not None else "concept",
         count=totals["visible"],
         sort=sort,

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from inferview.community.common import require_user, target_kwargs
 from inferview.community.models import Comment, CommentReport
+from questions import content_version
 from questions.markdown import render_untrusted_markdown
 from questions.models import Concept, Question
 
@@ -140,6 +141,7 @@ def comment_hide(*, moderator: Any, comment: Comment, now: dt.datetime | None = 
     now = now or timezone.now()
     Comment.objects.filter(pk=comment.pk).update(hidden_at=now, hidden_by=moderator)
     CommentReport.objects.filter(comment=comment, resolved_at__isnull=True).update(resolved_at=now)
+    _discussion_changed()
     comment.refresh_from_db()
     return comment
 
@@ -148,6 +150,7 @@ def comment_hide(*, moderator: Any, comment: Comment, now: dt.datetime | None = 
 def comment_restore(*, moderator: Any, comment: Comment) -> Comment:
     _require_moderator(moderator)
     Comment.objects.filter(pk=comment.pk).update(hidden_at=None, hidden_by=None)
+    _discussion_changed()
     comment.refresh_from_db()
     return comment
 
@@ -156,6 +159,17 @@ def comment_restore(*, moderator: Any, comment: Comment) -> Comment:
 def comments_detach_author(*, user: Any, now: dt.datetime | None = None) -> int:
     """Blank and detach every comment of ``user`` (account deletion): each keeps its place,
     shown as "[deleted]", so other people's replies keep their thread."""
-    return Comment.objects.filter(author=user).update(
+    changed = Comment.objects.filter(author=user).update(
         body="", body_html="", deleted_at=now or timezone.now(), author=None
     )
+    _discussion_changed()
+    return changed
+
+
+def _discussion_changed() -> None:
+    """A queryset ``update()`` sends no ``post_save``, so the writes that use one move the
+    content version themselves: cached pages and discussion pages must not show a hidden
+    or deleted comment. It moves now and again on commit: a reader who renders between
+    the two would otherwise store the old thread under the new version."""
+    content_version.bump()
+    transaction.on_commit(content_version.bump)
