@@ -185,10 +185,16 @@ def _decode_texts(p: Point) -> tuple[list[str], list[str]]:
                 "compute time reaches memory time."
             )
     if _has(p, "experts_touched"):
+        touched, k = p.v("experts_touched"), p.v("experts_per_token")
+        more = (
+            f", {number(touched / k, sig=2)}x one token's {p.n('experts_per_token')}: the step "
+            "reads far more than one token's active set"
+            if touched > 1.05 * k
+            else ", one token's active set"
+        )
         est.append(
-            f"At batch {p.n('batch_size')} the tokens touch about "
-            f"{number(p.v('experts_touched'), sig=3)} of {p.n('experts')} experts per MoE "
-            "layer (uniform routing), so the step reads far more than one token's active set."
+            f"At batch {p.n('batch_size')} the tokens touch about {number(touched, sig=3)} of "
+            f"{p.n('experts')} experts per MoE layer (uniform routing){more}."
         )
     if p.v("kv_gb_per_seq") is None and not _has(p, "kv_bytes_per_token"):
         est.append(
