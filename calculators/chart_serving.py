@@ -12,6 +12,7 @@ import math
 from html import escape
 from typing import Any
 
+from calculators import charts
 from calculators.charts import DASHES, INK, MB, ML, MT, Scale, _axes, _marker, _nice_range
 from calculators.charts import H as CHART_H
 from calculators.charts import W as CHART_W
@@ -128,3 +129,6 @@ def render_serving(c: dict[str, Any], uid: str) -> str:
     )
     out.append("</svg>")
     return "".join(out)
+
+
+charts.RENDERERS["serving"] = render_serving

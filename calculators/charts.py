@@ -8,6 +8,7 @@ Every chart has a <title> and <desc> for screen readers. All text is escaped.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -21,6 +22,12 @@ DASHES = ["", "8 5", "2 4", "12 4 2 4"]
 PATTERNS = ["solid", "diag", "dots", "cross"]
 INK = "#1b1f24"
 ACCENT = "#1f5fbf"
+
+
+#: Chart kinds drawn by modules that build on this one's primitives (``chart_serving``).
+#: They register here when imported (``CalculatorsConfig.ready``), so this module never
+#: imports them back: a hook instead of an import cycle.
+RENDERERS: dict[str, Callable[[dict[str, Any], str], str]] = {}
 
 
 def render_chart(chart: dict[str, Any] | None, *, uid: str = "c") -> str:
@@ -38,10 +45,8 @@ def render_chart(chart: dict[str, Any] | None, *, uid: str = "c") -> str:
             return _mig(chart, uid)
         if kind == "heatmap":
             return render_heatmap(chart, uid)
-        if kind == "serving":
-            from calculators.chart_serving import render_serving  # it builds on this module
-
-            return render_serving(chart, uid)
+        if kind in RENDERERS:
+            return RENDERERS[kind](chart, uid)
     except (ValueError, TypeError, ZeroDivisionError):
         return ""  # a chart must never break the page that shows the numbers
     return ""
