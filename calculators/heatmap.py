@@ -16,7 +16,7 @@ from typing import Any
 from calculators.formatting import number
 
 W = 640
-ML, MR, MT, MB = 92, 16, 40, 78
+ML, MR, MT, MB = 92, 16, 52, 78
 MAX_DRAWN = 40  # cells per axis drawn; larger grids are sampled at a stride
 MAX_LABELLED = 12  # cells per axis that still get a value written in them
 INK = "#1b1f24"
@@ -39,8 +39,14 @@ def _short(v: Any) -> str:
     if v is None:
         return "n/a"
     a = abs(float(v))
-    for size, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e4, "k")):
-        if a >= size:
+    # (threshold, divisor, suffix): plain numbers up to 9,999, then k, M, G, T.
+    for threshold, size, suffix in (
+        (1e12, 1e12, "T"),
+        (1e9, 1e9, "G"),
+        (1e6, 1e6, "M"),
+        (1e4, 1e3, "k"),
+    ):
+        if a >= threshold:
             return f"{float(v) / size:.3g}{suffix}"
     return number(v, sig=3)
 

@@ -237,11 +237,18 @@ def _label_compare_columns(result: dict[str, Any], preset: str) -> dict[str, Any
     columns = result.get("table", {}).get("columns", [])
     if len(slugs) != 2 or len(columns) != 2 or not all(s in presets.GPUS for s in slugs):
         return result
-    table = dict(result["table"])
-    table["columns"] = [
-        f"{c[:1]}: {presets.GPUS[s].name}" for c, s in zip(columns, slugs, strict=True)
-    ]
-    return {**result, "table": table}
+    names = {c: f"{c[:1]}: {presets.GPUS[s].name}" for c, s in zip(columns, slugs, strict=True)}
+
+    def relabel(text: str | None) -> str | None:
+        for old, new in names.items():
+            if text and text.startswith(old):
+                return new + text[len(old) :]
+        return text
+
+    table = {**result["table"], "columns": list(names.values())}
+    steps = [{**s, "title": relabel(s["title"])} for s in result.get("steps", [])]
+    establishes = [relabel(t) for t in result.get("establishes", [])]
+    return {**result, "table": table, "steps": steps, "establishes": establishes}
 
 
 def _verdict(spec: CalculatorSpec, result: dict[str, Any]) -> dict[str, Any] | None:

@@ -182,28 +182,30 @@ def _prefill_texts(p: Point) -> tuple[list[str], list[str]]:
 def _prefill_chart(points: list[Point]) -> dict[str, Any]:
     lengths = np.logspace(7, 17, 41, base=2.0)  # 128 to 131,072 tokens
     series = []
-    for p in points[:3]:
+    for p in points[:2]:
         kw = {k: p.v(k) for k in ("bandwidth_tbs",) if p.v(k) is not None}
-        out = prefill_kernel(
-            params_b=p.v("params_b"),
-            embedding_params_b=p.v("embedding_params_b"),
-            layers=p.v("layers"),
-            heads=p.v("heads"),
-            head_dim=p.v("head_dim"),
-            prompt_tokens=lengths,
-            batch=p.v("batch"),
-            peak_tflops=p.v("peak_tflops"),
-            compute_efficiency=p.v("compute_efficiency"),
-            mask=p.v("mask"),
-            bytes_per_param=p.v("bytes_per_param"),
-            **kw,
-        )
+        args = {
+            name: p.v(name)
+            for name in (
+                "params_b",
+                "embedding_params_b",
+                "layers",
+                "heads",
+                "head_dim",
+                "batch",
+                "peak_tflops",
+                "compute_efficiency",
+                "mask",
+                "bytes_per_param",
+            )
+        }
+        out = prefill_kernel(**args, prompt_tokens=lengths, **kw)
+        # The same prompts with the attention term left out: the 2·P·N estimate people use.
+        linear_ms = out["linear_flops"] / (p.v("peak_tflops") * 1e12 * p.v("compute_efficiency"))
+        name = column_label(p, points)[:1] + ": " if len(points) > 1 else ""
+        series.append({"label": f"{name}TTFT", "x": lengths.tolist(), "y": out["ttft_ms"].tolist()})
         series.append(
-            {
-                "label": column_label(p, points)[:1] if len(points) > 1 else "TTFT",
-                "x": lengths.tolist(),
-                "y": out["ttft_ms"].tolist(),
-            }
+            {"label": f"{name}2·P·N only", "x": lengths.tolist(), "y": (linear_ms * 1e3).tolist()}
         )
     return {
         "type": "line",
@@ -214,7 +216,12 @@ def _prefill_chart(points: list[Point]) -> dict[str, Any]:
         "y_log": True,
         "series": series,
         "points": [
-            {"label": column_label(p, points)[:1], "x": p.v("prompt_tokens"), "y": p.v("ttft_ms")}
+            {
+                "label": (column_label(p, points)[:1] + " " if len(points) > 1 else "")
+                + f"N={p.n('prompt_tokens')}",
+                "x": p.v("prompt_tokens"),
+                "y": p.v("ttft_ms"),
+            }
             for p in points[:3]
         ],
     }

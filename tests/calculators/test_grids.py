@@ -129,3 +129,18 @@ def test_large_heatmap_is_sampled_and_says_so():
     }
     svg = render_heatmap(chart, "h")
     assert svg.count("<rect") < 40 * 40 + 20 and "one column in 3" in svg
+
+
+def test_heatmap_axis_labels_are_exact():
+    """16,384 tokens reads 16.4k, not 1.64k; 4,096 stays 4,096."""
+    chart = {
+        "type": "heatmap",
+        "title": "t",
+        "x_label": "seq_len",
+        "y_label": "batch",
+        "x": [4096, 16384, 2_500_000],
+        "y": [1, 8],
+        "z": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+    }
+    svg = render_heatmap(chart, "h")
+    assert ">4,096<" in svg and ">16.4k<" in svg and ">2.5M<" in svg and "1.64k" not in svg

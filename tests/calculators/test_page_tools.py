@@ -109,6 +109,7 @@ def test_compare_two_presets_from_the_form(client, published, django_capture_on_
     execute_run(run_id=str(run.pk))
     html = client.get(response["Location"]).content.decode()
     assert "A: NVIDIA H100 SXM" in html and "B: NVIDIA H200" in html
+    assert "<li>A: NVIDIA H100 SXM: " in html  # the texts name the column the same way
     assert "209.4 tokens/s" in html and "300 tokens/s" in html
     assert re.search(r'<option value="h200" selected', html)
 
