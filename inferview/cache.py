@@ -2,7 +2,8 @@
 
 Django's Redis backend inherits redis-py's defaults: no socket timeouts (a paused Redis
 hangs a request until the proxy gives up) and three retries with backoff on every
-command. Here every command has short socket timeouts and no retries, and after a
+command. Here every command has short socket timeouts and at most one immediate retry
+(on a dead pooled connection, not on a timeout), and after a
 failure the cache is skipped for ``BREAKER_SECONDS``, so a page that renders twenty
 Markdown fragments pays for one timeout, not twenty.
 
@@ -69,10 +70,12 @@ class FailFastRedisCacheClient(RedisCacheClient):
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        # No command-level retries: the breaker, not a retry loop, handles an outage.
-        return self._client(
-            connection_pool=self._get_connection_pool(write), retry=Retry(NoBackoff(), 0)
-        )
+        # One immediate retry on a connection error only (a connection reset in the
+        # middle of a command, as in a failover; redis-py already replaces a pooled
+        # connection the server closed before using it). Timeouts are not retried: a
+        # hung Redis costs one socket timeout, and the breaker handles the outage.
+        retry = Retry(NoBackoff(), 1, supported_errors=(self._lib.exceptions.ConnectionError,))
+        return self._client(connection_pool=self._get_connection_pool(write), retry=retry)
 
     def __getattribute__(self, name: str) -> Any:
         attribute = super().__getattribute__(name)

@@ -7,6 +7,8 @@
 # after STOP_GRACE_DS tenths of a second, and kills what is left a second later. Calculator tasks are
 # idempotent and acknowledged late, so a task cut short is delivered again.
 #
+# If celery exits without being asked to (crashed, killed), it is started again after 1 s.
+#
 # The embedded default (no REDIS_URL) runs the threads pool: kombu's filesystem transport
 # has no event loop, and billiard's prefork helpers are what made stopping slow there.
 set -uo pipefail
@@ -18,10 +20,12 @@ if [ -z "$POOL" ]; then
   if [ -n "${REDIS_URL:-}" ]; then POOL=prefork; else POOL=threads; fi
 fi
 
-"$BIN/celery" -A inferview worker --queues default,calculators --pool "$POOL" \
-  --concurrency "${WORKER_CONCURRENCY:-2}" --without-mingle --without-gossip \
-  --loglevel "${WORKER_LOGLEVEL:-INFO}" &
-WORKER=$!
+start() {
+  "$BIN/celery" -A inferview worker --queues default,calculators --pool "$POOL" \
+    --concurrency "${WORKER_CONCURRENCY:-2}" --without-mingle --without-gossip \
+    --loglevel "${WORKER_LOGLEVEL:-INFO}" &
+  WORKER=$!
+}
 
 stop() {
   trap - TERM INT
@@ -43,4 +47,13 @@ stop() {
   exit 0
 }
 trap stop TERM INT
-wait "$WORKER"
+start
+# A worker that exits by itself (a crash, an OOM kill, a broker error it gave up on) is
+# started again, so `make run` never sits with a web server and no worker. TERM/INT
+# still stop everything through the trap above, which exits.
+while true; do
+  wait "$WORKER"
+  echo "worker.sh: celery exited with status $?; starting it again in 1 s" >&2
+  sleep 1
+  start
+done

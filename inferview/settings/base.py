@@ -173,6 +173,10 @@ if REDIS_URL:
         # out again after this long. Redis's default is an hour; it must stay above the
         # longest task (calculators.tasks.TIME_LIMIT, 45 s) or a running task is doubled.
         "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "120")),
+        # Every live worker looks for such abandoned tasks every 5 s (kombu's default
+        # sweep, every 10th of 10 s ticks, would add up to 100 s to the timeout).
+        "unacked_restore_interval": 5,
+        "unacked_restore_throttle": 1,
     }
     CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 1
     CELERY_REDIS_SOCKET_TIMEOUT = 2

@@ -45,12 +45,12 @@ def wait_for_http(url: str, timeout: float, proc: subprocess.Popen | None = None
     raise RuntimeError(f"{url} did not answer 200 within {timeout} s: {last}")
 
 
-def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
+def stop(proc: subprocess.Popen, timeout: float = 10, sig: int = signal.SIGTERM) -> None:
     """Stop one process we started (its whole session, if it leads one)."""
     if proc.poll() is not None:
         return
     try:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         proc.terminate()
     try:

@@ -159,3 +159,30 @@ def test_a_run_left_running_by_a_dead_worker_is_enqueued_again_after_a_timeout(m
     again, scheduled = services.run_request(calculator="availability", raw_inputs=INPUTS)
     assert scheduled and again.status == "queued" and published == [str(run.pk)] * 2
     assert services.execute_run(run_id=str(run.pk)) == "done"
+
+
+def test_a_restarted_redis_serves_the_next_request_on_a_fresh_connection(tmp_path, settings):
+    """After Redis restarts, every pooled connection is dead; the next command must
+    reconnect instead of failing (a sign-in would answer 503 for nothing)."""
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server (installed by .ci/run)")
+    from tests.ops.stack import RedisServer
+
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        settings.CACHES = {
+            "default": {"BACKEND": "inferview.cache.FailFastRedisCache", "LOCATION": server.url}
+        }
+        cache = caches["default"]
+        cache.set("k", "v")
+        assert cache.get("k") == "v"
+        server.stop()
+        server.start()  # same port, empty (no persistence)
+        assert cache.get("k") is None  # a miss, not CacheUnavailable
+        cache.set("k", "again")
+        assert cache.get("k") == "again"
+    finally:
+        server.stop()
