@@ -12,7 +12,6 @@ import time
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -106,6 +105,48 @@ class CalculatorSpecSerializer(serializers.Serializer):
     runs_url = serializers.CharField()
 
 
+class MigProfileSerializer(serializers.Serializer):
+    """Documents one MIG profile (calculators.kernels.mig_profiles.MigProfile.as_dict)."""
+
+    name = serializers.CharField()
+    compute_slices = serializers.IntegerField()
+    memory_slices = serializers.IntegerField()
+    nominal_gb = serializers.FloatField()
+    usable_gib = serializers.FloatField(allow_null=True)
+    usable_gb = serializers.FloatField(allow_null=True)
+    sms = serializers.IntegerField(allow_null=True)
+    max_instances = serializers.IntegerField()
+    unconfirmed = serializers.ListField(child=serializers.CharField())
+    source = serializers.CharField()
+
+
+class PresetSerializer(serializers.Serializer):
+    """Documents one GPU preset (calculators.presets.GpuPreset.as_dict plus its MIG
+    profiles); the endpoint answers a list of these."""
+
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    peaks_tflops = serializers.DictField(
+        child=serializers.FloatField(), help_text="Precision to dense TFLOP/s (TOPS for int8)."
+    )
+    bf16_tflops = serializers.FloatField(allow_null=True)
+    fp8_tflops = serializers.FloatField(allow_null=True)
+    sparse_headline = serializers.BooleanField()
+    memory_gb = serializers.FloatField()
+    memory_gib = serializers.FloatField(allow_null=True)
+    capacity_gb = serializers.FloatField()
+    memory_source = serializers.CharField(allow_blank=True)
+    bandwidth_tbs = serializers.FloatField(allow_null=True)
+    sms = serializers.IntegerField(allow_null=True)
+    sm_label = serializers.CharField()
+    mig = serializers.BooleanField()
+    kind = serializers.CharField()
+    source = serializers.CharField()
+    unconfirmed = serializers.ListField(child=serializers.CharField())
+    note = serializers.CharField(allow_blank=True)
+    mig_profiles = MigProfileSerializer(many=True)
+
+
 SPEC_SCHEMA = CalculatorSpecSerializer
 ERROR_SCHEMA = inline_serializer(
     "CalculatorError",
@@ -162,7 +203,7 @@ class PresetListView(APIView):
     @extend_schema(
         operation_id="calculators_presets",
         summary="Hardware presets with sources",
-        responses=OpenApiTypes.OBJECT,
+        responses=PresetSerializer(many=True),
     )
     def get(self, request: Request) -> Response:
         return Response(
@@ -235,7 +276,7 @@ class RunCreateView(APIView):
         parameters=[
             OpenApiParameter(
                 "wait",
-                float,
+                {"type": "number", "minimum": 0, "maximum": MAX_WAIT_SECONDS},
                 description="Seconds (at most 10) to hold the response open for "
                 "the result; answers 200 with it if it is ready in time, else 202 as usual.",
             )

@@ -288,6 +288,12 @@ SPECTACULAR_SETTINGS = {
         "PurchaseStatusEnum": "inferview.access.models.Purchase.Status",
         "ProgressStatusEnum": "inferview.community.models.ProgressStatus",
     },
+    # Every answer the API gives is in the schema: the shared error responses are added
+    # to each operation in one place (inferview.api.schema).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "inferview.api.schema.add_error_responses",
+    ],
 }
 
 # --- Static files and i18n ------------------------------------------------------------

@@ -48,17 +48,24 @@ class UpNextView(APIView):
 # --- Search and dashboard --------------------------------------------------------------------
 
 
+NO_NUL = "^[^\\u0000]*$"
+
+
 class SearchView(APIView):
     @extend_schema(
         summary="Search tracks, questions, concepts and guides",
         description="Snippets come only from text this viewer may read: a locked answer is neither matched nor quoted.",
+        # What the view accepts, exactly: absent or empty filters mean "any", an absent or
+        # empty q finds nothing, and no parameter may hold a NUL (400).
         parameters=[
-            OpenApiParameter("q", OpenApiTypes.STR, required=True),
-            OpenApiParameter("type", OpenApiTypes.STR, enum=list(site_search.TYPES)),
-            OpenApiParameter("track", OpenApiTypes.STR, description="Track slug (questions only)"),
-            OpenApiParameter("difficulty", OpenApiTypes.STR, enum=Difficulty.values),
+            OpenApiParameter("q", OpenApiTypes.STR, pattern=NO_NUL),
+            OpenApiParameter("type", OpenApiTypes.STR, enum=["", *site_search.TYPES]),
             OpenApiParameter(
-                "kind", OpenApiTypes.STR, enum=Kind.values, description="Question kind"
+                "track", OpenApiTypes.STR, pattern=NO_NUL, description="Track slug (questions only)"
+            ),
+            OpenApiParameter("difficulty", OpenApiTypes.STR, enum=["", *Difficulty.values]),
+            OpenApiParameter(
+                "kind", OpenApiTypes.STR, enum=["", *Kind.values], description="Question kind"
             ),
         ],
         responses=SearchHitSerializer(many=True),
