@@ -2,9 +2,11 @@
 
 A page is cached only for a reader who is not signed in, so it can only ever hold what
 the anonymous tier may read, and it is only ever served to a reader who is not signed in.
-The key holds the content version (``questions.content_version``: any publish, edit,
-import, reorder or comment retires every cached page), the viewer's currency (the
-paywall's price) and the full path with its query string. A response is stored only when
+The entry is keyed by the viewer's currency (the paywall's price) and the full path with
+its query string, and holds the content version it was rendered at
+(``questions.content_version``: any publish, edit, import, reorder or comment retires
+every cached page). One ``get_many`` reads the current version and the entry together, so
+a hit costs one cache round trip, and an entry from an older version is a miss. A response is stored only when
 it is a plain 200 that sets no cookie and used no CSRF token (so no visitor's token is
 handed to another), and never while a flash message waits for the visitor.
 
@@ -30,9 +32,9 @@ logger = logging.getLogger(__name__)
 PAGE_SECONDS = 600  # also bounds how late a "New" badge can appear or go
 
 
-def _key(request: HttpRequest, version: int) -> str:
+def _key(request: HttpRequest) -> str:
     path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
-    return f"page:{version}:{pricing.viewer_currency(request)}:{path}"
+    return f"page:v2:{pricing.viewer_currency(request)}:{path}"
 
 
 def _has_pending_messages(request: HttpRequest) -> bool:
@@ -61,24 +63,26 @@ def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
             return view(request, *args, **kwargs)
         if _has_pending_messages(request):
             return view(request, *args, **kwargs)
-        version = content_version.current()
-        if not version:  # the cache is unreachable: serve live pages
-            return view(request, *args, **kwargs)
-        key = _key(request, version)
+        key = _key(request)
         try:
-            hit = cache.get(key)
+            found = cache.get_many([content_version.KEY, key])
         except Exception:
             logger.warning("page cache read failed; rendering live", exc_info=True)
             return view(request, *args, **kwargs)
-        if hit is not None:
-            content_type, content = hit
+        version = found.get(content_version.KEY) or content_version.current()
+        if not version:  # the cache is unreachable: serve live pages
+            return view(request, *args, **kwargs)
+        hit = found.get(key)
+        if hit is not None and hit[0] == version:
+            _, content_type, content = hit
             response = HttpResponse(content, content_type=content_type)
             response["X-Page-Cache"] = "hit"
             return response
         response = view(request, *args, **kwargs)
         if _cacheable(request, response):
+            entry = (version, response["Content-Type"], response.content)
             try:
-                cache.set(key, (response["Content-Type"], response.content), PAGE_SECONDS)
+                cache.set(key, entry, PAGE_SECONDS)
             except Exception:
                 logger.warning("page cache write failed", exc_info=True)
         return response
