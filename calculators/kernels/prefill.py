@@ -1,6 +1,7 @@
 """Prefill: the FLOPs of reading a prompt, and the time to first token they imply.
 
-Units: params_b and embedding_params_b in billions of parameters, prompt_tokens (N) and
+Units: params_b and embedding_params_b in billions of parameters (the embedding table
+is vocab × hidden when those are given instead), prompt_tokens (N) and
 batch counts, peak_tflops in TFLOP/s, bandwidth_tbs in TB/s (1e12 bytes/s),
 bytes_per_param in bytes, compute_efficiency a fraction (0-1]; FLOPs as counts,
 ttft_ms, compute_ms and memory_ms in milliseconds.
@@ -34,13 +35,18 @@ def prefill(
     batch: ArrayLike = 1,
     compute_efficiency: ArrayLike = 1.0,
     mask: ArrayLike = "causal",
-    embedding_params_b: ArrayLike = 0.0,
+    embedding_params_b: ArrayLike | None = None,
+    vocab: ArrayLike | None = None,
+    hidden: ArrayLike | None = None,
     bandwidth_tbs: ArrayLike | None = None,
     bytes_per_param: ArrayLike = 2.0,
 ) -> dict[str, np.ndarray]:
-    """Return linear_flops, attention_flops, total_flops, attention_share, compute_ms,
+    """Return linear_params_b, linear_flops, attention_flops, total_flops, attention_share, compute_ms,
     ttft_ms and, when bandwidth_tbs is given, memory_ms and bound ("compute"/"memory")."""
     has_bw = bandwidth_tbs is not None
+    if embedding_params_b is None:  # from the architecture when it is known, else none
+        has_table = vocab is not None and hidden is not None
+        embedding_params_b = f64(vocab) * f64(hidden) / 1e9 if has_table else 0.0
     p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, mask_ = broadcast(
         f64(params_b),
         f64(embedding_params_b),
@@ -62,6 +68,7 @@ def prefill(
     total = linear + attention
     compute_ms = safe_div(total, peak * 1e12 * ce) * 1e3
     out = {
+        "linear_params_b": linear_params / 1e9,
         "linear_flops": linear,
         "attention_flops": attention,
         "total_flops": total,

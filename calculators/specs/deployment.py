@@ -24,8 +24,10 @@ from .base import (
     bytes_per_param,
     column_label,
     fraction,
+    model,
     params_b,
     peak_tflops,
+    precision,
 )
 
 MEMORY_FILL = {"device_memory_gb": PresetFill("memory_gb")}
@@ -135,9 +137,10 @@ def _utilization() -> Input:
 def _prefill_steps(p: Point) -> list[str]:
     half = " / 2 (causal: masked blocks skipped)" if p.v("mask") == "causal" else ""
     lines = [
-        f"linear_flops = 2 × (params − embedding) × N × batch = 2 × ({p.n('params_b')} − "
-        f"{p.n('embedding_params_b')}) × 10⁹ × {p.n('prompt_tokens')} × {p.n('batch')} = "
-        f"{p.f('linear_flops')}",
+        f"matmul parameters P = params − embedding table = {p.n('params_b')} − "
+        f"{number(p.v('params_b') - p.v('linear_params_b'))} = {p.f('linear_params_b')}",
+        f"linear_flops = 2 × P × N × batch = 2 × {p.n('linear_params_b')} × 10⁹ × "
+        f"{p.n('prompt_tokens')} × {p.n('batch')} = {p.f('linear_flops')}",
         f"attention_flops = 4 × layers × N² × heads × head_dim × batch{half} = 4 × "
         f"{p.n('layers')} × {p.n('prompt_tokens')}² × {p.n('heads')} × {p.n('head_dim')} × "
         f"{p.n('batch')}{' / 2' if half else ''} = {p.f('attention_flops')}",
@@ -184,21 +187,21 @@ def _prefill_chart(points: list[Point]) -> dict[str, Any]:
     series = []
     for p in points[:2]:
         kw = {k: p.v(k) for k in ("bandwidth_tbs",) if p.v(k) is not None}
-        args = {
-            name: p.v(name)
-            for name in (
-                "params_b",
-                "embedding_params_b",
-                "layers",
-                "heads",
-                "head_dim",
-                "batch",
-                "peak_tflops",
-                "compute_efficiency",
-                "mask",
-                "bytes_per_param",
-            )
-        }
+        names = (
+            "params_b",
+            "embedding_params_b",
+            "vocab",
+            "hidden",
+            "layers",
+            "heads",
+            "head_dim",
+            "batch",
+            "peak_tflops",
+            "compute_efficiency",
+            "mask",
+            "bytes_per_param",
+        )
+        args = {name: p.inputs[name] for name in names if p.inputs.get(name) is not None}
         out = prefill_kernel(**args, prompt_tokens=lengths, **kw)
         # The same prompts with the attention term left out: the 2·P·N estimate people use.
         linear_ms = out["linear_flops"] / (p.v("peak_tflops") * 1e12 * p.v("compute_efficiency"))
@@ -233,24 +236,28 @@ PREFILL = CalculatorSpec(
     summary="The FLOPs of reading a prompt, with the N² attention term, and the time to "
     "first token on a GPU.",
     inputs=(
-        params_b(),
+        model(),
+        params_b("Parameters per token (active)"),
         _count("layers", "Layers", hi=1000),
         _count("heads", "Attention heads (query)", hi=1024),
         _count("head_dim", "Head dimension", hi=4096),
         _tokens("prompt_tokens", "Prompt length N"),
         _count("batch", "Prompts in the batch", default=1),
         peak_tflops(),
+        precision(),
         fraction("compute_efficiency", "Compute efficiency", 0.5),
         Input("mask", "Attention mask", kind=CHOICE, choices=MASKS, default="causal"),
         Input(
             "embedding_params_b",
             "Embedding table (left out of the FLOPs)",
             "billion",
-            default=0.0,
             min=0,
             max=1e5,
-            help="vocab × hidden / 10⁹; a lookup, not a matmul.",
+            required=False,
+            help="A lookup, not a matmul; defaults to vocab × hidden, or 0 without them.",
         ),
+        Input("vocab", "Vocabulary", "tokens", min=1, max=1e8, kind=INTEGER, required=False),
+        Input("hidden", "Hidden size", "", min=1, max=1e6, kind=INTEGER, required=False),
         Input(
             "bandwidth_tbs",
             "Memory bandwidth",
@@ -264,6 +271,7 @@ PREFILL = CalculatorSpec(
         bytes_per_param(default=2.0),
     ),
     outputs=(
+        Output("linear_params_b", "Parameters in matmuls", "billion"),
         Output("linear_flops", "Linear-layer FLOPs", "FLOP"),
         Output("attention_flops", "Attention FLOPs", "FLOP"),
         Output("total_flops", "Total FLOPs", "FLOP"),
@@ -278,12 +286,9 @@ PREFILL = CalculatorSpec(
     texts=_prefill_texts,
     chart=_prefill_chart,
     preset_fills=GPU_FILLS,
+    model_renames={"params_b": "active_params_b"},
     example={
-        "params_b": 8.03,
-        "embedding_params_b": 0.525,
-        "layers": 32,
-        "heads": 32,
-        "head_dim": 128,
+        "model": "llama-3.1-8b",
         "prompt_tokens": 8192,
         "batch": 1,
         "peak_tflops": 989,
@@ -382,7 +387,7 @@ def serving_curve(p: Point) -> dict[str, np.ndarray]:
     limit = max(int(p.v("max_concurrency") or 0), 1)
     top = max(limit * 2, int(p.v("concurrency")) * 2, 16)
     conc = np.array(sorted({c for c in SERVING_CURVE if c <= top} | {limit}), dtype=float)
-    kw = {i.name: p.inputs[i.name] for i in SERVING_ESTIMATE.inputs if i.name in p.inputs}
+    kw = SERVING_ESTIMATE.kernel_inputs(p.inputs)
     kw["concurrency"] = conc
     out = serving_kernel(**kw)
     return {"concurrency": conc, **out}
@@ -434,6 +439,7 @@ SERVING_ESTIMATE = CalculatorSpec(
     summary="Whether a model fits on a GPU, how many requests its KV cache holds, and the "
     "TTFT, inter-token latency, throughput and cost of one replica.",
     inputs=(
+        model(),
         params_b("Parameters (all experts)"),
         Input(
             "active_params_b",
@@ -460,6 +466,7 @@ SERVING_ESTIMATE = CalculatorSpec(
         _device_memory(),
         Input("bandwidth_tbs", "Memory bandwidth", "TB/s", min=0, min_exclusive=True, max=1000),
         peak_tflops(),
+        precision(),
         _count("tp", "GPUs per replica (tensor parallel)", default=1, hi=1024),
         _tokens("prompt_tokens", "Prompt tokens"),
         _tokens("output_tokens", "Output tokens"),
@@ -494,11 +501,7 @@ SERVING_ESTIMATE = CalculatorSpec(
     preset_fills={**GPU_FILLS, **MEMORY_FILL},
     check=_serving_check,
     example={
-        "params_b": 70.6,
-        "layers": 80,
-        "heads": 64,
-        "kv_heads": 8,
-        "head_dim": 128,
+        "model": "llama-3.1-70b",
         "weight_precision": "fp8",
         "kv_precision": "fp8",
         "device_memory_gb": 80,
@@ -599,6 +602,7 @@ PAGED_KV_CAPACITY = CalculatorSpec(
             max=1e5,
         ),
         _kv_override(),
+        model(),
         Input("layers", "Layers", "", min=1, max=1000, kind=INTEGER, required=False),
         Input("kv_heads", "KV heads", "", min=1, max=1024, kind=INTEGER, required=False),
         Input("head_dim", "Head dimension", "", min=1, max=4096, kind=INTEGER, required=False),

@@ -93,22 +93,13 @@ def test_serving_estimate_from_pickers_to_the_chart(browser, stack):
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(stack.base_url + "/calculators/serving_estimate/")
-    if page.locator("select[name=model]").count():
-        page.select_option("select[name=model]", "llama-3.1-70b")
-    else:  # until the model catalogue is on the page, the architecture is typed
-        for name, value in {
-            "params_b": "70.6",
-            "layers": "80",
-            "heads": "64",
-            "kv_heads": "8",
-            "head_dim": "128",
-        }.items():
-            page.fill(f"input[name={name}]", value)
+    page.select_option("select[name=model]", "qwen3-32b")
     page.select_option("select[name=preset]", "h100-sxm")
     # The GPU picker fills the GPU's figures.
     expect(page.locator("input[name=bandwidth_tbs]")).to_have_value("3.35")
     page.select_option("select[name=weight_precision]", "fp8")
     page.select_option("select[name=kv_precision]", "fp8")
+    page.select_option("select[name=precision]", "fp8")
     page.fill("input[name=tp]", "2")
     page.fill("input[name=prompt_tokens]", "2000")
     page.fill("input[name=output_tokens]", "500")
@@ -121,6 +112,9 @@ def test_serving_estimate_from_pickers_to_the_chart(browser, stack):
     expect(chart).to_contain_text("KV full at B=")  # the memory limit is marked
     expect(chart.locator(".calc-point")).to_have_count(1)  # the input point
     expect(page.locator(".calc-outputs")).to_contain_text("tokens/s")
+    # Qwen3-32B from the catalogue: 2 × 64 layers × 8 KV heads × 128 × 1 byte (fp8).
+    kv_row = page.locator(".calc-outputs tr", has_text="kv_bytes_per_token")
+    expect(kv_row.locator("td")).to_have_text("131,072 bytes")
     # The permalink reproduces the same result without the queue.
     cell = page.locator(".calc-outputs tr", has_text="tokens_per_s_total").locator("td")
     total = cell.inner_text()
@@ -133,6 +127,37 @@ def test_serving_estimate_from_pickers_to_the_chart(browser, stack):
     page.screenshot(path=str(SHOTS / "serving_estimate-flow-1280.png"), full_page=True)
     assert errors == []
     context.close()
+
+
+MISTRAL_CONFIG = """{
+  "architectures": ["MistralForCausalLM"], "model_type": "mistral",
+  "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+  "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+  "vocab_size": 32000, "max_position_embeddings": 32768, "tie_word_embeddings": false
+}"""
+
+
+def test_serving_estimate_from_a_pasted_config_json(browser, stack):
+    page = browser.new_page(viewport=PHONE)
+    page.goto(stack.base_url + "/calculators/serving_estimate/")
+    page.select_option("select[name=model]", "")
+    page.fill("textarea[name=config]", MISTRAL_CONFIG)
+    page.select_option("select[name=preset]", "l4")
+    page.fill("input[name=concurrency]", "4")
+    page.click("button[value=run]")
+    page.wait_for_url("**/calculators/serving_estimate/runs/**")
+    expect(page.locator(".calc-result svg.calc-chart")).to_be_visible(timeout=60_000)
+    # 2 × 32 layers × 8 KV heads × 128 × 1 byte (the example's fp8 KV cache).
+    kv_row = page.locator(".calc-outputs tr", has_text="kv_bytes_per_token")
+    expect(kv_row.locator("td")).to_have_text("65,536 bytes")
+    # A config it cannot read is named, field by field.
+    page.goto(stack.base_url + "/calculators/serving_estimate/")
+    page.select_option("select[name=model]", "")
+    page.fill("textarea[name=config]", '{"model_type": "llama"}')
+    page.click("button[value=run]")
+    expect(page.locator(".field-error").first).to_contain_text("num_hidden_layers")
+    page.screenshot(path=str(SHOTS / "serving_estimate-config-error-phone.png"), full_page=True)
+    page.close()
 
 
 def _permalink(slug: str) -> str:

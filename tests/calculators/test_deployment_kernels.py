@@ -282,3 +282,32 @@ def test_paged_needs_a_kv_size():
     with pytest.raises(CalculatorInputError) as exc:
         run_inline("serving_estimate", {**SERVING, "kv_lora_rank": 512})
     assert "rope_head_dim" in exc.value.fields
+
+
+def test_model_fills_the_architecture():
+    """model=llama-3.1-70b fills 80 layers, 64 heads, 8 KV heads of 128: the same result as
+    typing them. For prefill, llama-3.1-8b's embedding table is vocab × hidden =
+    128,256 × 4,096 = 525,336,576 parameters, so P = 8.03e9 − 525,336,576 = 7.504663e9."""
+    explicit = {**SERVING, "params_b": 70.6, "active_params_b": 70.6, "layers": 80}
+    explicit.update(heads=64, kv_heads=8, head_dim=128)
+    by_name = {k: v for k, v in explicit.items() if k not in ("params_b", "active_params_b")}
+    for k in ("layers", "heads", "kv_heads", "head_dim"):
+        by_name.pop(k)
+    a = run_inline("serving_estimate", explicit)["outputs"]
+    b = run_inline("serving_estimate", {**by_name, "model": "llama-3.1-70b"})["outputs"]
+    assert a == b
+    out = run_inline(
+        "prefill",
+        {"model": "llama-3.1-8b", "prompt_tokens": 1000, "batch": 3, "peak_tflops": 500},
+    )["outputs"]
+    assert out["linear_params_b"] == approx((8.03e9 - 128_256 * 4096) / 1e9)
+    assert out["linear_flops"] == approx(2 * (8.03e9 - 128_256 * 4096) * 1000 * 3)
+
+
+def test_prefill_with_a_moe_model_counts_active_parameters():
+    """DeepSeek-V3: 37B active of 671B, embedding 129,280 × 7,168; the linear FLOPs use
+    the active count, 2 × (37e9 − 926,679,040) × 512 tokens."""
+    out = run_inline(
+        "prefill", {"model": "deepseek-v3", "prompt_tokens": 512, "peak_tflops": 1000}
+    )["outputs"]
+    assert out["linear_flops"] == approx(2 * (37e9 - 129_280 * 7168) * 512)
