@@ -1,0 +1,19 @@
+"""Fixtures for the ops tests that need the real services (PostgreSQL and Redis)."""
+
+import pytest
+
+from tests.ops.stack import migrate_and_seed, services_missing
+from tests.ops.support import base_env, fresh_database
+
+
+@pytest.fixture(scope="session")
+def ops_database(tmp_path_factory):
+    """A new PostgreSQL database, migrated and seeded once for the multi-process and fault
+    tests (each brings its own Redis); dropped at the end of the session."""
+    reason = services_missing()
+    if reason:
+        pytest.skip(reason)
+    workdir = tmp_path_factory.mktemp("ops-db")
+    with fresh_database(workdir) as url:
+        seed = migrate_and_seed(base_env(DATABASE_URL=url, INFERVIEW_VAR_DIR=str(workdir)))
+        yield url, seed
