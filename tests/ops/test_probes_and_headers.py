@@ -142,3 +142,19 @@ def test_production_settings_are_hardened():
         120,
         "json",
     ]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/api/docs/", "/api/redoc/", "/admin/login/"])
+def test_third_party_pages_run_no_inline_script(client, url):
+    html = client.get(url).content.decode()
+    assert INLINE_SCRIPT.findall(html) == [] and INLINE_HANDLER.findall(html) == []
+
+
+@pytest.mark.django_db
+def test_swagger_ui_start_up_script_is_served_as_a_file(client):
+    html = client.get("/api/docs/").content.decode()
+    (script_url,) = re.findall(r'<script src="(/api/docs/\?[^"]*script[^"]*)"', html)
+    script = client.get(script_url.replace("&amp;", "&"))
+    assert script.status_code == 200 and "javascript" in script["Content-Type"]
+    assert "SwaggerUIBundle" in script.content.decode()
