@@ -40,3 +40,5 @@ ALLAUTH_TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "1"))
 # Logs are one JSON object per line with the request id, for the log collector.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
 LOGGING["handlers"]["console"]["formatter"] = "json" if LOG_FORMAT == "json" else "text"
+# Celery workers log through the same handlers (JSON lines) instead of replacing them.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
