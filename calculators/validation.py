@@ -81,6 +81,8 @@ def validate(slug: str, raw_inputs: Any, preset: Any = None, config: Any = None)
     if not errors and spec.check is not None:
         for name, reasons in spec.check(clean).items():
             errors.setdefault(name, []).extend(reasons)
+    if "precision" in errors and errors.get("peak_tflops") == ["required"]:
+        del errors["peak_tflops"]  # the precision error already says why it is missing
     if errors:
         raise CalculatorInputError(errors)
     return clean

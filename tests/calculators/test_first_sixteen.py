@@ -534,3 +534,9 @@ def test_the_page_fills_the_peak_at_the_chosen_precision(
         )
     assert response.status_code == 302
     assert CalculationRun.objects.get().inputs["peak_tflops"] == 1979
+
+
+def test_a_missing_precision_is_one_error_not_two():
+    with pytest.raises(CalculatorInputError) as exc:
+        validate("roofline", {"intensity": 1, "precision": "fp4"}, "h100-sxm")
+    assert set(exc.value.fields) == {"precision"}
