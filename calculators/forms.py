@@ -7,7 +7,7 @@ from typing import Any
 
 from django import forms
 
-from calculators import presets
+from calculators import model_catalog, presets
 from calculators.errors import CalculatorInputError
 from calculators.grids import GRID_KEY, GRID_OUTPUTS
 from calculators.specs import BOOLEAN, CHOICE, INTEGER, CalculatorSpec, Input
@@ -127,6 +127,13 @@ class CalculatorForm(forms.Form):
             )
 
         if "model" in spec.input_names:
+            self.fields["compare_model"] = forms.ChoiceField(
+                choices=[("", "Nothing")]
+                + [(slug, m.name) for slug, m in model_catalog.MODELS.items()],
+                required=False,
+                label="Compare with model",
+                help_text="A second model, side by side in the same run.",
+            )
             self.fields["config"] = forms.CharField(
                 required=False,
                 label="…or paste a config.json",
@@ -169,6 +176,8 @@ class CalculatorForm(forms.Form):
                 and texts.get("peak_tflops", "").strip() == filled["peak_tflops"]
             ):
                 texts["peak_tflops"] = ""
+        if data.get("compare_model") and texts.get("model"):
+            texts["model"] = f"{texts['model']},{data['compare_model']}"
         rows, cols = data.get("grid_rows"), data.get("grid_cols")
         if rows or cols:
             texts[GRID_KEY] = f"{rows or '?'},{cols or '?'}"
@@ -198,6 +207,16 @@ def initial_from_inputs(
         if isinstance(value, list) and len(value) > FORM_LIST_LIMIT:
             continue
         initial[name] = to_text(value)
+    model = inputs.get("model")
+    if spec is not None and model:
+        # Show what the model fills as the model, not as typed values: typed values would
+        # override the next model picked (and both columns of a model comparison).
+        for name in model_filled(spec, inputs):
+            initial.pop(name, None)
+        models = model if isinstance(model, list) else [model]
+        initial["model"] = models[0]
+        if len(models) > 1:
+            initial["compare_model"] = models[1]
     first, _, second = preset.partition(",")
     if first in presets.GPUS:
         initial["preset"] = first
@@ -206,3 +225,19 @@ def initial_from_inputs(
         for name in spec.preset_fills if spec else ():
             initial.pop(name, None)  # the two presets fill these; leave them empty
     return initial
+
+
+def model_filled(spec: CalculatorSpec, inputs: dict[str, Any]) -> set[str]:
+    """Inputs of a run that hold what its model gives: all the model fills when two models
+    are compared, otherwise those left as the model filled them."""
+    model = inputs.get("model")
+    if not model or "model" not in spec.input_names:
+        return set()
+    models = model if isinstance(model, list) else [model]
+    if not all(isinstance(m, str) and m in model_catalog.MODELS for m in models):
+        return set()
+    names = [n for n in spec.input_names if n != "model"]
+    fills = model_catalog.model_fill(models[0], names, spec.model_renames)
+    if len(models) > 1:
+        return set(fills)
+    return {name for name, value in fills.items() if inputs.get(name) == value}

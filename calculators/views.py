@@ -18,16 +18,22 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from calculators import presets
+from calculators import model_catalog, presets
 from calculators.charts import render_chart
 from calculators.compute import compute
-from calculators.forms import CalculatorForm, initial_from_inputs, preset_values, to_text
+from calculators.forms import (
+    CalculatorForm,
+    initial_from_inputs,
+    model_filled,
+    preset_values,
+    to_text,
+)
 from calculators.grids import GRID_KEY
 from calculators.models import CalculationRun
 from calculators.services import request_page_run
 from calculators.specs import SPECS, CalculatorSpec
 
-FORM_EXTRAS = ("compare", "grid_rows", "grid_cols")
+FORM_EXTRAS = ("compare", "compare_model", "grid_rows", "grid_cols")
 PERMALINK_POINTS = 20_000  # larger sweeps go through the queue (press Calculate)
 
 GROUPS = [
@@ -188,8 +194,11 @@ def _call_inputs(spec: CalculatorSpec, inputs: dict[str, Any], preset: str) -> d
     from what the preset fills (a comparison fills every preset input itself)."""
     first, _, second = preset.partition(",")
     filled = preset_values(spec).get(first, {}) if not second else {}
+    from_model = model_filled(spec, inputs)
     out = {}
     for name, value in inputs.items():
+        if name in from_model:
+            continue
         if name != GRID_KEY:
             inp = spec.input(name)
             if inp.default is not None and value == inp.default:
@@ -232,12 +241,19 @@ def reproduce(
 
 
 def _label_compare_columns(result: dict[str, Any], preset: str) -> dict[str, Any]:
-    """Name the two columns of a comparison by their presets (H100 SXM, H200)."""
-    slugs = preset.split(",")
+    """Name the two columns of a comparison by what is compared: two presets (H100 SXM,
+    H200) or two models (Llama 3.1 70B, Qwen3 235B)."""
     columns = result.get("table", {}).get("columns", [])
-    if len(slugs) != 2 or len(columns) != 2 or not all(s in presets.GPUS for s in slugs):
+    gpus, models = preset.split(","), result.get("inputs", {}).get("model")
+    if len(columns) != 2:
         return result
-    names = {c: f"{c[:1]}: {presets.GPUS[s].name}" for c, s in zip(columns, slugs, strict=True)}
+    if len(gpus) == 2 and all(s in presets.GPUS for s in gpus):
+        titles = [presets.GPUS[s].name for s in gpus]
+    elif isinstance(models, list) and all(m in model_catalog.MODELS for m in models):
+        titles = [model_catalog.MODELS[m].name for m in models]
+    else:
+        return result
+    names = {c: f"{c[:1]}: {t}" for c, t in zip(columns, titles, strict=True)}
 
     def relabel(text: str | None) -> str | None:
         for old, new in names.items():

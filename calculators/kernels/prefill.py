@@ -44,12 +44,15 @@ def prefill(
     """Return linear_params_b, linear_flops, attention_flops, total_flops, attention_share, compute_ms,
     ttft_ms and, when bandwidth_tbs is given, memory_ms and bound ("compute"/"memory")."""
     has_bw = bandwidth_tbs is not None
-    if embedding_params_b is None:  # from the architecture when it is known, else none
-        has_table = vocab is not None and hidden is not None
-        embedding_params_b = f64(vocab) * f64(hidden) / 1e9 if has_table else 0.0
+    # The embedding table: as given, else from the architecture when it is known, else none.
+    table_b: ArrayLike = 0.0
+    if embedding_params_b is not None:
+        table_b = embedding_params_b
+    elif vocab is not None and hidden is not None:
+        table_b = np.multiply(f64(vocab), f64(hidden)) / 1e9
     p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, mask_ = broadcast(
         f64(params_b),
-        f64(embedding_params_b),
+        f64(table_b),
         f64(layers),
         f64(heads),
         f64(head_dim),
@@ -58,7 +61,7 @@ def prefill(
         f64(peak_tflops),
         f64(compute_efficiency),
         f64(bytes_per_param),
-        f64(bandwidth_tbs if has_bw else 1.0),
+        f64(1.0 if bandwidth_tbs is None else bandwidth_tbs),
         np.asarray(mask, dtype=str),
     )
     linear_params = np.maximum(p - emb, 0.0) * 1e9

@@ -168,3 +168,38 @@ def test_a_sentence_two_columns_share_is_said_once():
     bodies = [re.sub(r"^[A-L](?:, [A-L])*(?: \([^)]*\))?: ", "", t) for t in result["establishes"]]
     assert len(bodies) == len(set(bodies)), result["establishes"]
     assert any(t.startswith("A, C: ") for t in result["establishes"])
+
+
+def test_compare_two_models_from_a_permalink(client):
+    query = (
+        "model=llama-3.1-70b,qwen3-235b-a22b&weight_precision=fp8&kv_precision=fp8&tp=8"
+        "&prompt_tokens=2000&output_tokens=500&concurrency=64&preset=h200&run=1"
+    )
+    response = client.get(f"/calculators/serving_estimate/?{query}")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "A: Llama 3.1 70B" in html and "B: Qwen3 235B-A22B" in html
+    # Qwen3-235B-A22B: 2 × 94 layers × 4 KV heads × 128 × 1 byte = 96,256 bytes per token.
+    assert "96,256 bytes" in html and "163,840 bytes" in html
+    calls = _calls(html)
+    assert "model=llama-3.1-70b,qwen3-235b-a22b" in calls["cli"] and "params_b" not in calls["cli"]
+
+
+def test_a_model_run_refills_the_form_with_the_model_not_its_numbers(client):
+    from calculators.forms import CalculatorForm, initial_from_inputs
+    from calculators.specs import SPECS
+
+    spec = SPECS["serving_estimate"]
+    inputs = run_inline(
+        "serving_estimate",
+        {"model": "llama-3.1-70b", "layers": 40, "prompt_tokens": 100, "output_tokens": 10,
+         "concurrency": 2},
+        "h100-sxm",
+    )["inputs"]  # fmt: skip
+    initial = initial_from_inputs(inputs, "h100-sxm", spec)
+    assert initial["model"] == "llama-3.1-70b" and initial["preset"] == "h100-sxm"
+    assert "kv_heads" not in initial and "params_b" not in initial  # as the model fills them
+    assert initial["layers"] == "40"  # typed over the model: kept
+    form = CalculatorForm(spec, {**initial, "model": "qwen3-32b", "layers": ""})
+    assert form.is_valid(), form.errors
+    assert form.calculator_inputs["kv_heads"] == 8 and form.calculator_inputs["layers"] == 64
