@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, Prefetch, Q, QuerySet, Value, When
 from django.shortcuts import get_object_or_404
 
-from .models import AccessLevel, Category, Concept, Guide, GuideItem, GuideSection, Question, Track
+from .models import (
+    AccessLevel,
+    Category,
+    Concept,
+    Guide,
+    GuideItem,
+    GuideSection,
+    Level,
+    Question,
+    Track,
+)
 
 
 def published_questions() -> QuerySet[Question]:
@@ -31,6 +41,13 @@ def tracks_with_counts() -> QuerySet[Track]:
         .annotate(question_count=Count("questions", filter=published), **per_level)
         .order_by("order", "title")
     )
+
+
+#: Concepts from Foundations to Advanced (the stored values sort alphabetically otherwise).
+LEVEL_ORDER = Case(
+    *(When(level=value, then=Value(i)) for i, value in enumerate(Level.values)),
+    default=Value(len(Level.values)),
+)
 
 
 @dataclass
@@ -64,7 +81,7 @@ def curriculum(*, track: str = "", level: str = "", access: str = "") -> list[Ca
     chosen = Concept.objects.filter(pk__in=concepts.values("pk"))  # the track join repeats rows
     for concept in chosen.annotate(
         question_count=Count("questions", filter=Q(questions__published=True))
-    ).order_by("level", "title"):
+    ).order_by(LEVEL_ORDER, "title"):
         groups[concept.category].concepts.append(concept)
     return [g for g in groups.values() if g.tracks or g.concepts]
 

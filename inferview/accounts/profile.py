@@ -73,5 +73,5 @@ def set_theme(*, user: User, theme: str) -> None:
     if theme not in Theme.values:
         raise ValidationError({"theme": [f"Choose one of: {', '.join(Theme.values)}."]})
     with transaction.atomic():
-        type(user).objects.filter(pk=user.pk).update(theme=theme)
+        get_user_model().objects.filter(pk=user.pk).update(theme=theme)
     user.theme = theme

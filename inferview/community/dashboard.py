@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from inferview.access import policy
 from inferview.community.bookmarks.selectors import (
     bookmarks_for,
 )
 from inferview.community.discussion.selectors import (
     recent_comments,
 )
+from inferview.community.practice.next_steps import learner_streak, next_unread_per_track
 from inferview.community.practice.selectors import (
     attach_track_progress,
     recent_attempts,
@@ -24,6 +26,10 @@ def dashboard(user: Any, *, now: dt.datetime | None = None) -> dict[str, Any]:
     attach_track_progress(user, tracks)
     due, later = reviews_for(user, now=now)
     return {
+        "streak": learner_streak(user, now=now),
+        "next_unread": next_unread_per_track(
+            user, tracks, readable_levels=policy.readable_levels(user)
+        ),
         "tracks": tracks,
         "due": due,
         "upcoming": later,

@@ -3,12 +3,15 @@ answer's text is never put in a template context, so no template can leak it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
 
+from calculators.specs import SPECS as CALCULATOR_SPECS
 from inferview.access import policy
 from inferview.access import selectors as access_selectors
 from inferview.community import pages as community_pages
@@ -16,7 +19,7 @@ from inferview.community.practice import selectors as practice_selectors
 from questions import search as site_search
 from questions import selectors
 from questions.markdown import plain_text, render_markdown
-from questions.models import Difficulty, Guide, Kind, Track
+from questions.models import AccessLevel, Difficulty, Guide, Kind, Level, Track
 from questions.rows import render_rows
 
 from .cache import anonymous_page
@@ -28,29 +31,70 @@ def home(request: HttpRequest) -> HttpResponse:
     for t in tracks:
         t.readable = access_selectors.readable_count(t, request.user)
     practice_selectors.attach_track_progress(request.user, tracks)
+    # Recently published questions this visitor can read: a list of locked answers on the
+    # front page reads as a paywall, not as a site to learn from.
     latest = list(
-        selectors.published_questions().select_related("track").order_by("-published_at")[:6]
+        selectors.published_questions()
+        .filter(access__in=policy.readable_levels(request.user))
+        .select_related("track")
+        .order_by("-published_at")[:6]
     )
     access_selectors.annotate_access(request.user, latest)
     community_pages.annotate_questions(request.user, latest)
     guides = list(Guide.objects.published())
     return render(
-        request, "questions/home.html", {"tracks": tracks, "latest": latest, "guides": guides}
+        request,
+        "questions/home.html",
+        {
+            "tracks": tracks,
+            "latest": latest,
+            "guides": guides,
+            "calculators": list(CALCULATOR_SPECS.values())[:HOME_CALCULATORS],
+            "calculator_count": len(CALCULATOR_SPECS),
+        },
     )
+
+
+def _choice(value: str, allowed: Iterable[str]) -> str:
+    """A filter value from the query string, or "" when it is not one of ``allowed`` (an
+    unknown or malformed value shows everything rather than failing)."""
+    return value if value in set(allowed) else ""
 
 
 @anonymous_page
 def curriculum(request: HttpRequest) -> HttpResponse:
-    groups = selectors.curriculum()
+    """Every track and concept by category, filterable by track, concept level and access
+    level (plain GET parameters, so a filtered view is a link and works without script)."""
+    track_choices = list(Track.objects.published().order_by("order", "title").only("slug", "title"))
+    filters = {
+        "track": _choice(request.GET.get("track", ""), (t.slug for t in track_choices)),
+        "level": _choice(request.GET.get("level", ""), Level.values),
+        "access": _choice(request.GET.get("access", ""), AccessLevel.values),
+    }
+    groups = selectors.curriculum(**filters)
     for g in groups:
         for t in g.tracks:
             t.readable = access_selectors.readable_count(t, request.user)
         access_selectors.annotate_access(request.user, g.concepts)
     practice_selectors.attach_track_progress(request.user, [t for g in groups for t in g.tracks])
-    return render(request, "questions/curriculum.html", {"groups": groups})
+    return render(
+        request,
+        "questions/curriculum.html",
+        {
+            "groups": groups,
+            "filters": {**filters, "active": any(filters.values())},
+            "track_choices": track_choices,
+            "level_choices": Level.choices,
+            "access_choices": AccessLevel.choices,
+            "shown_tracks": sum(len(g.tracks) for g in groups),
+            "shown_concepts": sum(len(g.concepts) for g in groups),
+        },
+    )
 
 
 TRACK_PAGE_SIZE = 50
+#: Calculators the home page lists (the first in the index's order); the rest are a link away.
+HOME_CALCULATORS = 6
 
 
 @anonymous_page
@@ -126,6 +170,8 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "concepts": concepts,
         "embeds": list(question.calculator_embeds.all()),
         "meta_description": question.summary,
+        # <link rel="prev"> and the "k"/"p" shortcut; "next" is up next's next in track
+        "previous_question": selectors.previous_in_track(question),
     }
     # Bookmark, practice, difficulty, discussion and up next (skipping confident questions).
     context.update(
@@ -192,6 +238,11 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
         )
         for section, items in selectors.numbered_sections(guide)
     ]
+    # The concepts the guide teaches, once each in the order its sections name them
+    # (already prefetched with the sections, so no query).
+    concepts = list(
+        {c.pk: c for section, _, _ in sections for c in section.concepts.all()}.values()
+    )
     return render(
         request,
         "questions/guide.html",
@@ -199,6 +250,8 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "guide": guide,
             "intro_html": render_markdown(guide.intro),
             "sections": sections,
+            "concepts": concepts,
+            "item_count": sum(len(items) for _, _, items in sections),
             "meta_description": plain_text(guide.summary, 160),
         },
     )

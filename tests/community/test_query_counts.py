@@ -13,15 +13,16 @@ from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserF
 pytestmark = pytest.mark.django_db
 
 # Cold (the content version just moved, so nothing derived is cached):
-# Anonymous: the question, its concepts and embeds; up next (following questions, stored
-# neighbours, candidates); difficulty tally; discussion (totals, page, replies).
-MAX_ANONYMOUS = 10
+# Anonymous: the question, its concepts and embeds; the previous question (rel="prev" and
+# the "k" shortcut); up next (following questions, stored neighbours, candidates);
+# difficulty tally; discussion (totals, page, replies).
+MAX_ANONYMOUS = 11
 # Signed in adds: session, user, tier, bookmark, progress, review card, and which up-next
 # candidates the learner is confident in (the own difficulty vote comes with the tally).
-MAX_SIGNED_IN = 17
+MAX_SIGNED_IN = 18
 # Warm (what a signed-in reader usually gets): up next and the discussion page come from
 # the derived cache, six queries fewer.
-MAX_SIGNED_IN_WARM = 11
+MAX_SIGNED_IN_WARM = 12
 
 
 def build(n_comments: int):
