@@ -102,8 +102,10 @@ def _svg_open(uid: str, title: str, desc: str, height: int = H) -> list[str]:
         f'font-family="system-ui, sans-serif" font-size="12">',
         f'<title id="{uid}-t">{escape(title)}</title><desc id="{uid}-d">{escape(desc)}</desc>',
         _pattern_defs(uid),
-        f'<text x="{ML}" y="20" font-size="14" font-weight="600" fill="{INK}">'
-        f"{escape(title)}</text>",
+        # A long title gets a smaller font so it stays inside the chart's width.
+        f'<text x="{ML if len(title) <= 60 else 8}" y="20" '
+        f'font-size="{14 if len(title) <= 60 else 14 * 74 / max(len(title), 74):.1f}" '
+        f'font-weight="600" fill="{INK}">{escape(title)}</text>',
     ]
 
 
@@ -167,10 +169,45 @@ def _axes(xs: Scale, ys: Scale, x_label: str, y_label: str, *, x_ticks: bool = T
     return out
 
 
-def _marker(x: float, y: float, label: str, i: int = 0) -> str:
+def _spread(positions: list[float], gap: float = 14.0) -> list[float]:
+    """Move label baselines apart (keeping their order) so no two are closer than gap."""
+    order = sorted(range(len(positions)), key=lambda k: positions[k])
+    out = list(positions)
+    for a, b in zip(order, order[1:], strict=False):
+        if out[b] - out[a] < gap:
+            out[b] = out[a] + gap
+    return out
+
+
+class LabelPlacer:
+    """Greedy placement of marker labels: each label takes the first of a few offsets
+    (above, higher, below, ...) where its box overlaps no label placed before it."""
+
+    OFFSETS = (-12.0, -26.0, 22.0, -40.0, 36.0, -54.0)
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def dy(self, x: float, y: float, label: str) -> float:
+        width = 7.2 * len(label) + 4
+        for dy in self.OFFSETS:
+            box = (x + 9, y + dy - 11, x + 9 + width, y + dy + 3)
+            if y + dy - 11 >= MT - 16 and not any(_overlaps(box, other) for other in self.boxes):
+                self.boxes.append(box)
+                return dy
+        self.boxes.append((x + 9, y - 23, x + 9 + width, y - 9))
+        return self.OFFSETS[0]
+
+
+def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _marker(x: float, y: float, label: str, i: int = 0, dy: float | None = None) -> str:
     """The input point: a white-filled diamond with a cross, labelled, shape not colour."""
     s = 7
-    dy = -12 - 14 * (i % 2)
+    if dy is None:
+        dy = -12 - 14 * (i % 2)
     return (
         f'<g class="calc-point"><path d="M{x:.1f} {y - s:.1f}L{x + s:.1f} {y:.1f}L{x:.1f} '
         f'{y + s:.1f}L{x - s:.1f} {y:.1f}Z" fill="#fff" stroke="{INK}" stroke-width="2"/>'
@@ -277,6 +314,7 @@ def _line(c: dict[str, Any], uid: str) -> str:
     )
     out = _svg_open(uid, c.get("title", ""), desc)
     out += _axes(xs, ys, c["x_label"], c["y_label"])
+    ends: list[tuple[int, float]] = []
     for i, s in enumerate(c["series"]):
         out.append(
             _polyline(xs, ys, list(zip(s["x"], s["y"], strict=True)), DASHES[i % len(DASHES)])
@@ -287,12 +325,14 @@ def _line(c: dict[str, Any], uid: str) -> str:
             if y is not None and math.isfinite(y) and (y > 0 or not y_log)
         ]
         if last:
-            lx, ly = last[-1]
-            out.append(
-                f'<text x="{W - MR + 6}" y="{ys(ly) + 4 + 12 * i:.1f}" fill="{INK}">'
-                f'<tspan font-weight="600">{"—–·"[i % 3] * 2}</tspan> '
-                f"{escape(s['label'])}</text>"
-            )
+            ends.append((i, ys(last[-1][1]) + 4))
+    # Direct labels at the right, each at its line's end, moved apart where they would meet.
+    for (i, _), y in zip(ends, _spread([y for _, y in ends]), strict=True):
+        out.append(
+            f'<text x="{W - MR + 6}" y="{y:.1f}" fill="{INK}">'
+            f'<tspan font-weight="600">{"—–·"[i % 3] * 2}</tspan> '
+            f"{escape(c['series'][i]['label'])}</text>"
+        )
     for h in c.get("hlines", []):
         y = ys(h["y"])
         out.append(
@@ -301,9 +341,11 @@ def _line(c: dict[str, Any], uid: str) -> str:
             f'fill="{INK}" paint-order="stroke" stroke="#fff" stroke-width="3">'
             f"{escape(h['label'])} {escape(number(h['y']))}</text>"
         )
-    for i, p in enumerate(c.get("points", [])):
+    placer = LabelPlacer()
+    for p in c.get("points", []):
         if p["x"] is not None and p["y"] is not None:
-            out.append(_marker(xs(p["x"]), ys(p["y"]), p["label"], i))
+            x, y = xs(p["x"]), ys(p["y"])
+            out.append(_marker(x, y, p["label"], dy=placer.dy(x, y, p["label"])))
     out.append("</svg>")
     return "".join(out)
 
