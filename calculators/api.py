@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django_ratelimit.core import is_ratelimited
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -294,6 +295,7 @@ class RunCreateView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         _known_calculator(slug)
+        _refuse_if_rate_limited(request)
         body = request.data
         if not isinstance(body, dict):
             raise ApiError(
@@ -332,6 +334,29 @@ class RunCreateView(APIView):
         if run.status == CalculationRun.Status.DONE:
             return Response(data, status=status.HTTP_200_OK)
         return Response(data, status=status.HTTP_202_ACCEPTED, headers={"Location": data["url"]})
+
+
+#: Runs per signed-in user (or per address for anonymous callers). Generous: a person at
+#: the form never meets it; a script hammering the queue does. CALCULATOR_RUN_RATE in
+#: settings overrides it.
+DEFAULT_RUN_RATE = "300/m"
+
+
+def _refuse_if_rate_limited(request: Request) -> None:
+    """Count this run request; 429 with Retry-After when over the limit. The counter lives
+    in the shared cache (so every web process counts together); a cache outage raises,
+    which inferview.outage answers 503, never a free pass."""
+    rate = getattr(settings, "CALCULATOR_RUN_RATE", DEFAULT_RUN_RATE)
+    if is_ratelimited(
+        request._request, group="calculators.run", key="user_or_ip", rate=rate, increment=True
+    ):
+        raise ApiError(
+            "rate_limited",
+            "Too many calculation requests; wait a minute, then try again.",
+            {},
+            429,
+            headers={"Retry-After": "60"},
+        )
 
 
 def _wait_seconds(request: Request) -> float:
