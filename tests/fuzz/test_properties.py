@@ -1,0 +1,78 @@
+"""Property tests with 10^4 generated inputs each (``benchmarks/fuzz.py`` runs 10^6):
+the Markdown sanitiser never lets through a tag, attribute or URL scheme outside its
+allow-list, and the calculator validator either returns clean inputs or names the bad
+fields, never anything else."""
+
+from __future__ import annotations
+
+import collections
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from calculators.specs import SPECS
+from questions.markdown import (
+    ALLOWED_ATTRIBUTES,
+    ALLOWED_TAGS,
+    UNTRUSTED_TAGS,
+    render_untrusted_markdown,
+    sanitise,
+)
+from tests.fuzz.properties import (
+    calculator_requests,
+    check_sanitised,
+    check_validation,
+    markdown_text,
+)
+
+N = int(os.environ.get("FUZZ_PROPERTY_EXAMPLES", "10000"))
+# Inputs are drawn in batches: hypothesis spends most of its time per example, not per
+# input, so 400 examples of 25 inputs cost far less than 10^4 examples of one.
+BATCH = 25
+FAST = settings(
+    max_examples=max(1, N // BATCH),
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+TALLY: collections.Counter[str] = collections.Counter()
+
+
+def batches(strategy):
+    return st.lists(strategy, min_size=BATCH, max_size=BATCH)
+
+
+@FAST
+@given(batches(markdown_text))
+def test_sanitiser_keeps_only_the_allow_list(texts):
+    from questions.markdown import _md  # the trusted renderer, raw HTML allowed
+
+    for text in texts:
+        check_sanitised(sanitise(_md.render(text)), ALLOWED_TAGS, ALLOWED_ATTRIBUTES)
+        TALLY["markdown trusted"] += 1
+
+
+@FAST
+@given(batches(markdown_text))
+def test_untrusted_markdown_keeps_only_its_smaller_allow_list(texts):
+    for text in texts:
+        html = str(render_untrusted_markdown(text))
+        check_sanitised(html, UNTRUSTED_TAGS, {"a": {"href", "title"}})
+        TALLY["markdown untrusted"] += 1
+
+
+@FAST
+@given(batches(calculator_requests(SPECS)))
+def test_validator_returns_clean_inputs_or_names_the_fields(requests):
+    for request in requests:
+        TALLY[f"validator {check_validation(*request)}"] += 1
+
+
+def test_zz_tally():
+    print(f"\nproperty cases run: {dict(TALLY)}")
+    if TALLY:
+        assert all(n >= N for k, n in TALLY.items() if k.startswith("markdown")), TALLY
+        validated = TALLY["validator ok"] + TALLY["validator refused"]
+        assert validated >= N and TALLY["validator ok"] >= N // 20, TALLY  # both paths run
