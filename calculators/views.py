@@ -170,6 +170,7 @@ def _render_page(
         "verdict": _verdict(spec, result) if result else None,
         "chart_svg": render_chart(result["chart"], uid=f"chart-{spec.slug}") if result else "",
         "preset_json": json.dumps(preset_values(spec)),
+        "model_fills": _model_fills(spec),
         "api_run_url": reverse("calculators-api:run-detail", kwargs={"run_id": run.pk})
         if run is not None
         else "",
@@ -286,4 +287,19 @@ def _verdict(spec: CalculatorSpec, result: dict[str, Any]) -> dict[str, Any] | N
         "weights_gb_per_gpu": first("weights_gb_per_gpu"),
         "kv_capacity_tokens": first("kv_capacity_tokens"),
         "several": result.get("points", 1) > 1,
+    }
+
+
+def _model_fills(spec: CalculatorSpec) -> dict[str, dict[str, str]]:
+    """For the page script: model slug -> {input name: the value the model fills}, shown
+    as placeholders so a reader sees what picking a model puts in."""
+    if "model" not in spec.input_names:
+        return {}
+    names = [n for n in spec.input_names if n != "model"]
+    return {
+        slug: {
+            k: to_text(v)
+            for k, v in model_catalog.model_fill(slug, names, spec.model_renames).items()
+        }
+        for slug in model_catalog.MODELS
     }

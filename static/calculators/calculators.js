@@ -71,7 +71,32 @@
     });
   }
 
+  // Picking a model shows what it fills as each architecture field's placeholder (a value
+  // typed into the field still overrides it); the server fills the same from the model.
+  function setupModels() {
+    var select = document.querySelector(".calc-form select[name=model]");
+    var data = document.getElementById("calc-models");
+    if (!select || !data) return;
+    var models = JSON.parse(data.textContent || "{}");
+    var names = {};
+    Object.keys(models).forEach(function (slug) {
+      Object.keys(models[slug]).forEach(function (name) { names[name] = true; });
+    });
+    function apply() {
+      var values = models[select.value] || {};
+      Object.keys(names).forEach(function (name) {
+        var input = document.querySelector(".calc-form input[name='" + name + "']");
+        if (!input) return;
+        var v = values[name];
+        input.placeholder = v === undefined ? (input.getAttribute("data-default") || "") : v;
+      });
+    }
+    select.addEventListener("change", apply);
+    apply();
+  }
+
   setupPresets();
+  setupModels();
   setupPolling();
   setupCopy();
 })();

@@ -94,6 +94,8 @@ def test_serving_estimate_from_pickers_to_the_chart(browser, stack):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(stack.base_url + "/calculators/serving_estimate/")
     page.select_option("select[name=model]", "qwen3-32b")
+    # The picker shows what the model fills (Qwen3-32B: 64 layers).
+    expect(page.locator("input[name=layers]")).to_have_attribute("placeholder", "64")
     page.select_option("select[name=preset]", "h100-sxm")
     # The GPU picker fills the GPU's figures.
     expect(page.locator("input[name=bandwidth_tbs]")).to_have_value("3.35")
