@@ -21,6 +21,7 @@ from django.urls import reverse
 from calculators import model_catalog, presets
 from calculators.charts import render_chart
 from calculators.compute import compute
+from calculators.formatting import number
 from calculators.forms import (
     CalculatorForm,
     initial_from_inputs,
@@ -283,9 +284,9 @@ def _verdict(spec: CalculatorSpec, result: dict[str, Any]) -> dict[str, Any] | N
     return {
         "fits": bool(first("fits")),
         "note": first("fit_note"),
-        "max_concurrency": first("max_concurrency"),
-        "weights_gb_per_gpu": first("weights_gb_per_gpu"),
-        "kv_capacity_tokens": first("kv_capacity_tokens"),
+        "max_concurrency": number(first("max_concurrency")),
+        "weights_gb_per_gpu": number(first("weights_gb_per_gpu")),
+        "kv_capacity_tokens": number(first("kv_capacity_tokens")),
         "several": result.get("points", 1) > 1,
     }
 

@@ -147,6 +147,14 @@ def test_serving_verdict_says_why_it_does_not_fit(client):
         f"/calculators/serving_estimate/?{query}&preset=h100-sxm&run=1"
     ).content.decode()
     assert "The weights do not fit" in html and "141.2 GB of weights per GPU" in html
+    assert (
+        "holds 447,998 tokens"
+        in client.get(
+            "/calculators/serving_estimate/?"
+            + "&".join(f"{k}={v}" for k, v in SERVING.items())
+            + "&preset=h100-sxm&run=1"
+        ).content.decode()
+    )
 
 
 def test_what_this_establishes_never_repeats_a_bullet(client):
