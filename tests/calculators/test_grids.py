@@ -144,3 +144,34 @@ def test_heatmap_axis_labels_are_exact():
     }
     svg = render_heatmap(chart, "h")
     assert ">4,096<" in svg and ">16.4k<" in svg and ">2.5M<" in svg and "1.64k" not in svg
+
+
+@pytest.mark.django_db
+def test_grid_through_the_api_and_the_run_page(
+    client, published, django_capture_on_commit_callbacks
+):
+    from calculators.execution import execute_run
+
+    body = {
+        "inputs": {
+            "model": "llama-3.1-8b",
+            "prompt_tokens": [1000, 4000, 16000],
+            "output_tokens": 256,
+            "concurrency": [1, 64],
+            "grid": ["concurrency", "prompt_tokens"],
+        },
+        "preset": "h100-sxm",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/api/v1/calculators/serving_estimate/runs/", json.dumps(body),
+            content_type="application/json",
+        )  # fmt: skip
+    assert response.status_code == 202, response.content
+    run_id = response.json()["id"]
+    assert execute_run(run_id=run_id) == "done"
+    run = client.get(f"/api/v1/calculators/runs/{run_id}/").json()
+    assert run["result"]["shape"] == [2, 3]
+    assert len(run["result"]["outputs"]["tokens_per_s_total"][1]) == 3
+    page = client.get(f"/calculators/serving_estimate/runs/{run_id}/").content.decode()
+    assert "calc-heatmap" in page and 'value="concurrency" selected' in page
