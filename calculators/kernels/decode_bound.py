@@ -71,7 +71,26 @@ def decode_bound(
     p, bpp, bw = f64(params_b), f64(bytes_per_param), f64(bandwidth_tbs)
     batch, ctx = f64(batch_size), f64(context_tokens)
     be, ce = f64(bandwidth_efficiency), f64(compute_efficiency)
+    # Every given input joins the output shape, also one this model does not use (a
+    # rope_head_dim sweep on a GQA model), so a sweep always keeps its shape.
+    given = (
+        kv_gb_per_seq,
+        layers,
+        heads,
+        kv_heads,
+        head_dim,
+        kv_lora_rank,
+        rope_head_dim,
+        local_layers,
+        local_window,
+        experts,
+        experts_per_token,
+        expert_params_b,
+        shared_params_b,
+        peak_tflops,
+    )
     arrays: list[np.ndarray] = [p, bpp, bw, batch, ctx, be, ce]
+    arrays += [np.asarray(a) for a in given if a is not None]
     out: dict[str, np.ndarray] = {}
 
     # Layer-tokens the KV cache holds (and attention reads) for one sequence.

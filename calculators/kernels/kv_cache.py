@@ -42,7 +42,9 @@ def kv_cache(
     else:
         raise ValueError("kv_cache needs kv_heads and head_dim, or kv_lora_rank")
     window = i64(seq_len) if local_window is None else i64(local_window)
-    n_layers, seq, batch, b, w, n_local, win = broadcast(
+    # rope_head_dim joins the broadcast even where MHA/GQA ignores it, so a sweep over
+    # it keeps its shape.
+    n_layers, seq, batch, b, w, n_local, win, _rope = broadcast(
         i64(layers),
         i64(seq_len),
         i64(batch_size),
@@ -50,6 +52,7 @@ def kv_cache(
         width,
         i64(local_layers),
         window,
+        i64(rope_head_dim),
     )
     per_layer_token = w * b
     layer_tokens = (n_layers - n_local) * seq + n_local * np.minimum(seq, win)

@@ -44,8 +44,9 @@ def moe_active(
         )
         total, active, bpp = broadcast(total, active, bpp)
     elif total_params_b is not None and active_params_b is not None:
-        total, active, bpp = broadcast(
-            f64(total_params_b), f64(active_params_b), f64(bytes_per_param)
+        # shared_params_b has no part here, but a sweep over it keeps its shape.
+        total, active, bpp, _shared = broadcast(
+            f64(total_params_b), f64(active_params_b), f64(bytes_per_param), f64(shared_params_b)
         )
     else:
         raise ValueError("moe_active needs total and active params, or the expert layout")

@@ -23,6 +23,7 @@ import requests
 
 from calculators.compute import run_inline
 from calculators.specs import INTEGER, NUMBER, SPECS
+from calculators.validation import validate
 from tests.calculators.stack import running_stack, wait_for_run
 
 POINTS = 100
@@ -87,10 +88,31 @@ EXTRA_BASES: dict[str, list[dict]] = {
     "mig": [{"gpu": "h100-sxm", "profile": "1g.10gb"}],
     "attention_intensity": [{"seq_len": 2048, "head_dim": 64}],
     "diffusion_passes": [{"steps": 30}],
-    # serving_estimate is the other helper's; its example plus the two optional inputs.
+    # serving_estimate and paged_kv_capacity are the other helper's: their examples plus
+    # the optional inputs, and an MLA model for the MLA inputs.
     "serving_estimate": [
-        {**SPECS["serving_estimate"].example, "active_params_b": 30, "kv_bytes_per_token": 163840}
+        {**SPECS["serving_estimate"].example, "active_params_b": 30, "kv_bytes_per_token": 163840},
+        {**SPECS["serving_estimate"].example, "model": "deepseek-v3", "tp": 8},
     ],
+    "paged_kv_capacity": [
+        {
+            **{
+                k: v
+                for k, v in SPECS["paged_kv_capacity"].example.items()
+                if k != "kv_bytes_per_token"
+            },
+            "model": "llama-3.1-8b",
+        },
+        {
+            **{
+                k: v
+                for k, v in SPECS["paged_kv_capacity"].example.items()
+                if k != "kv_bytes_per_token"
+            },
+            "model": "deepseek-v3",
+        },
+    ],
+    "prefill": [{**SPECS["prefill"].example, "embedding_params_b": 0.525}],
     "training_budget": [
         {
             "params_b": 70,
@@ -141,13 +163,19 @@ def sweep_cases() -> list[tuple[str, str, str | None, dict]]:
     cases = []
     for slug, spec in SPECS.items():
         bases = _bases(slug)
+        cleans = [validate(slug, b) for b in bases]
         for inp in spec.inputs:
             if inp.kind not in (NUMBER, INTEGER):
                 continue
-            base = next((b for b in bases if b.get(inp.name) is not None), bases[0])
-            value = base.get(inp.name, inp.default)
+            # The first base that gives the input a value, typed or filled by its model;
+            # else the first base with the input's default.
+            base, value = bases[0], inp.default
+            for b, clean in zip(bases, cleans, strict=True):
+                if clean.get(inp.name) is not None and clean[inp.name] != inp.default:
+                    base, value = b, clean[inp.name]
+                    break
             if value is None:
-                raise AssertionError(f"{slug}.{inp.name} has no base to sweep from")
+                continue  # no base gives it a value: the coverage test names it
             presets = [None, PRESET.get(slug, DEFAULT_PRESET)] if spec.preset_fills else [None]
             for preset in presets:
                 raw = dict(base)
@@ -185,9 +213,9 @@ def test_every_numeric_input_of_every_calculator_is_swept():
     for slug, spec in SPECS.items():
         for inp in spec.inputs:
             if inp.kind in (NUMBER, INTEGER):
-                assert (slug, inp.name, False) in covered
+                assert (slug, inp.name, False) in covered, f"add a base for {slug}.{inp.name}"
                 if spec.preset_fills:
-                    assert (slug, inp.name, True) in covered
+                    assert (slug, inp.name, True) in covered, f"{slug}.{inp.name} with a preset"
 
 
 @pytest.mark.parametrize(("slug", "name", "preset", "raw"), CASES, ids=IDS)
