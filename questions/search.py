@@ -282,8 +282,10 @@ def _search_postgres(text: str, levels: tuple[str, ...], filters: SearchFilters)
                r.access
         FROM ranked r, q
     """
+    # A list, not the tuple: psycopg sends a tuple as a record, which ANY() cannot take.
+    arr = list(levels)
     params = [
-        text, levels, levels, kinds, levels, levels, _PG_CANDIDATES, _PG_HEADLINE_CHARS, options
+        text, arr, arr, kinds, arr, arr, _PG_CANDIDATES, _PG_HEADLINE_CHARS, options
     ]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
