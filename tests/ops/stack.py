@@ -202,8 +202,14 @@ class Stack:
     def stop_all(self) -> None:
         # A test's processes need no graceful shutdown: QUIT is Celery's cold shutdown
         # and gunicorn's quick one.
-        for proc in reversed(list(self.procs.values())):
-            stop(proc, timeout=5, sig=signal.SIGQUIT)
+        # All signalled first, then waited for together.
+        procs = list(self.procs.values())
+        for proc in procs:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGQUIT)
+        for proc in procs:
+            if _waited(proc, 5) is None:
+                stop(proc, timeout=5, sig=signal.SIGKILL)
         self.procs.clear()
 
     def db(self) -> psycopg.Connection:
@@ -215,6 +221,13 @@ class Stack:
                 "SELECT status, attempts, error FROM calculators_calculationrun WHERE id = %s",
                 (run_id,),
             ).fetchone()
+
+
+def _waited(proc: subprocess.Popen, timeout: float) -> int | None:
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def wait_for_log(

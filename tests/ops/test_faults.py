@@ -98,7 +98,25 @@ def wait_until_running(stack: Stack, run_id: str, timeout: float = 20) -> str:
     raise TimeoutError(f"run {run_id} never started")
 
 
+def wait_for_row(stack: Stack, run_id: str, timeout: float = 30) -> tuple[str, str]:
+    """(status, error) once the run is done or failed, read from the database: the API
+    would serialise the whole result on every poll."""
+    deadline = time.monotonic() + timeout
+    with stack.db() as conn:
+        while True:
+            status, error = conn.execute(
+                "SELECT status, error FROM calculators_calculationrun WHERE id = %s", (run_id,)
+            ).fetchone()
+            if status in ("done", "failed") or time.monotonic() > deadline:
+                return status, error
+            time.sleep(0.01)
+
+
 def test_killing_a_worker_child_mid_run_loses_no_run(stack):
+    """SIGKILL the only pool child while it computes a run, KILLS times over. Celery
+    notices the dead child (in about 4 s), the task (acks_late, reject_on_worker_lost) is
+    delivered again, and the run must end done, or failed with a reason and then done
+    when asked again."""
     stack.start_worker("child-kill-worker", concurrency=1)
     wait_for_log(stack.workdir / "child-kill-worker.log", "ready.", 60)
     main = stack.procs["child-kill-worker"].pid
@@ -120,14 +138,14 @@ def test_killing_a_worker_child_mid_run_loses_no_run(stack):
             killed_at = time.monotonic()
             os.kill(pool[0], signal.SIGKILL)
             kills += 1
-            run = wait_for_run(base, run_id, timeout=30)
-            if run["status"] == "failed":  # must say why, and a retry must finish it
-                assert run["error"], run
+            status, error = wait_for_row(stack, run_id)
+            if status == "failed":  # must say why, and a retry must finish it
+                assert error, (tag, stack.run_row(run_id))
                 retry = post_run(base, body)
                 assert retry.status_code in (200, 202), retry.text[:300]
-                run = wait_for_run(base, run_id, timeout=30)
-            outcomes[run["status"]] += 1
-            assert run["status"] == "done", (tag, run["status"], stack.run_row(run_id))
+                status, error = wait_for_row(stack, run_id)
+            outcomes[status] += 1
+            assert status == "done", (tag, status, stack.run_row(run_id))
             recoveries.append(time.monotonic() - killed_at)
     finally:
         stop(stack.procs.pop("child-kill-worker"), timeout=5, sig=signal.SIGQUIT)
@@ -151,7 +169,7 @@ def test_a_whole_worker_killed_mid_run_is_restarted_and_the_run_redelivered(stac
     log = stack.workdir / "main-worker.log"
     wait_for_log(log, "ready.", 60)
     base = stack.webs[0]
-    body = sweep_inputs(1000, POINTS * 5)
+    body = sweep_inputs(1000, POINTS * 3)
     run_id = post_run(base, body).json()["id"]
     assert wait_until_running(stack, run_id) == "running"
     wrapper = stack.procs["main-worker"].pid
@@ -353,7 +371,9 @@ def test_redis_paused(stack, redis_server):
             "worker_restarted_by_supervisor": worker_after != worker_before,
         },
     )
-    assert refused is not None and refused[0] == "failed" and refused[1] == 0 and refused[2], (
+    # Refused either before a row existed (the per-address run limit counts in the same
+    # paused Redis) or after: then the row is failed, with no attempt and no result.
+    assert refused is None or (refused[0] == "failed" and refused[1] == 0 and refused[2]), (
         f"the refused run was computed behind the client's back: {refused}"
     )
 
