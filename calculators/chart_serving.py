@@ -46,6 +46,18 @@ def render_serving(c: dict[str, Any], uid: str) -> str:
     )
     out = _svg_open(uid, c["title"], desc)
     out += _axes(xs, ys, c["x_label"], c["y_label"])
+    # Where labelled markers sit (every curve's memory limit and input point): the small
+    # concurrency labels keep clear of them and of each other, across both curves.
+    taken = [
+        (xs(x), ys(y))
+        for cv in curves
+        for b, x, y in zip(cv["concurrency"], cv["x"], cv["y"], strict=True)
+        if b == cv.get("limit") and _ok(x) and _ok(y)
+    ] + [
+        (xs(cv["you"]["x"]), ys(cv["you"]["y"]))
+        for cv in curves
+        if cv.get("you") and _ok(cv["you"]["x"]) and _ok(cv["you"]["y"])
+    ]
     for k, cv in enumerate(curves):
         pts = [
             (b, x, y)
@@ -64,9 +76,6 @@ def render_serving(c: dict[str, Any], uid: str) -> str:
                     f'stroke-width="2.5"{dash_attr}/>'
                 )
         you = cv.get("you") or {}
-        taken = [(xs(x), ys(y)) for b, x, y in pts if b == limit]
-        if you and _ok(you["x"]) and _ok(you["y"]):
-            taken.append((xs(you["x"]), ys(you["y"])))
         for b, x, y in pts:
             px, py = xs(x), ys(y)
             out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{INK}"/>')
@@ -81,11 +90,15 @@ def render_serving(c: dict[str, Any], uid: str) -> str:
         lim = [(x, y) for b, x, y in pts if b == limit]
         if lim:
             lx, ly = xs(lim[0][0]), ys(lim[0][1])
+            text = f"{cv['tag']}KV full at B={number(limit)}"
+            # Left of the square, unless that would run off the chart: then right of it.
+            left = lx - 9 - 7.5 * len(text) >= 4
             out.append(
                 f'<rect x="{lx - 5:.1f}" y="{ly - 5:.1f}" width="10" height="10" fill="{INK}"/>'
-                f'<text x="{lx - 9:.1f}" y="{ly - 9 - 14 * k:.1f}" text-anchor="end" '
+                f'<text x="{lx - 9 if left else lx + 9:.1f}" y="{ly - 9 - 14 * k:.1f}" '
+                f'text-anchor="{"end" if left else "start"}" '
                 f'font-weight="600" fill="{INK}" paint-order="stroke" stroke="#fff" '
-                f'stroke-width="3">{escape(cv["tag"])}KV full at B={number(limit)}</text>'
+                f'stroke-width="3">{escape(text)}</text>'
             )
         if you and _ok(you["x"]) and _ok(you["y"]):
             out.append(_marker(xs(you["x"]), ys(you["y"]), you["label"], k + 1))
@@ -118,9 +131,10 @@ def render_serving(c: dict[str, Any], uid: str) -> str:
     if len(curves) > 1:
         y = MT + 10 + 20 * len(legend)
         for cv in curves:
+            label = cv["label"] if len(cv["label"]) <= 24 else cv["label"][:23] + "…"
             out.append(
                 f'<text x="{LEGEND_X}" y="{y + 4}" font-size="11" fill="{INK}">'
-                f"{escape(cv['label'])}</text>"
+                f"{escape(label)}</text>"
             )
             y += 16
     out.append(

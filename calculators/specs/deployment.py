@@ -400,7 +400,8 @@ def _serving_chart(points: list[Point]) -> dict[str, Any]:
         tag = column_label(p, points)[:1] + " " if len(points) > 1 else ""
         curves.append(
             {
-                "label": column_label(p, points) if len(points) > 1 else "",
+                # "A: llama-3.1-70b": the letter and the first input that differs.
+                "label": _short_label(p, points),
                 "tag": tag,
                 "concurrency": curve["concurrency"].astype(int).tolist(),
                 "x": curve["tokens_per_s_per_user"].tolist(),
@@ -420,6 +421,14 @@ def _serving_chart(points: list[Point]) -> dict[str, Any]:
         "y_label": "tokens/s total",
         "curves": curves,
     }
+
+
+def _short_label(p: Point, points: list[Point]) -> str:
+    label = column_label(p, points)
+    if len(points) <= 1:
+        return ""
+    inner = label[3:-1].split(", ")[0] if "(" in label else ""
+    return f"{label[:1]}: {inner.split(' = ')[-1]}" if inner else label[:1]
 
 
 def _serving_check(clean: dict[str, Any]) -> dict[str, list[str]]:
