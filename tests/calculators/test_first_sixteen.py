@@ -540,3 +540,69 @@ def test_a_missing_precision_is_one_error_not_two():
     with pytest.raises(CalculatorInputError) as exc:
         validate("roofline", {"intensity": 1, "precision": "fp4"}, "h100-sxm")
     assert set(exc.value.fields) == {"precision"}
+
+
+def test_decode_local_layers_mla_and_moe_compute_by_hand():
+    """Local layers: 4 layers, 3 of them local with a 100-token window, 2 KV heads × 8 at
+    2 bytes = 64 B per layer-token; at 1,000 tokens (1 × 1,000 + 3 × 100) = 1,300
+    layer-tokens, 83,200 B = 8.32e-5 GB per sequence, and 4 × 8 × 4 heads × 1,300 =
+    166,400 attention FLOP per token. MLA: 2 layers × (16 + 4) × 1 byte (FP8) = 40 B per
+    token, × 500 = 2e-5 GB. MoE compute: shared 3 − 1 × 1 = 2 B, active 3 B, so batch 2
+    costs 2 × 2 × 3 / 10 TFLOP/s = 1.2 ms, while 4 × (1 − 0.75²) = 1.75 experts are read:
+    (2 + 1.75) × 2 bytes = 7.5 GB."""
+    local = decode_bound(
+        params_b=1,
+        bytes_per_param=2,
+        bandwidth_tbs=1,
+        context_tokens=1000,
+        layers=4,
+        heads=4,
+        kv_heads=2,
+        head_dim=8,
+        local_layers=3,
+        local_window=100,
+    )
+    assert local["kv_read_gb_per_seq"] == approx(8.32e-5)
+    assert local["attention_flops_per_token"] == approx(166_400)
+    mla = decode_bound(
+        params_b=1,
+        bytes_per_param=2,
+        bandwidth_tbs=1,
+        context_tokens=500,
+        kv_precision="fp8",
+        layers=2,
+        kv_lora_rank=16,
+        rope_head_dim=4,
+    )
+    assert mla["kv_bytes_per_token"] == approx(40)
+    assert mla["kv_read_gb_per_seq"] == approx(2e-5)
+    moe = decode_bound(
+        params_b=3,
+        bytes_per_param=2,
+        bandwidth_tbs=1,
+        batch_size=2,
+        experts=4,
+        experts_per_token=1,
+        expert_params_b=1,
+        peak_tflops=10,
+    )
+    assert moe["compute_ms_per_step"] == approx(1.2)
+    assert moe["weight_gb"] == approx(7.5)
+
+
+def test_decode_moe_crossing_counts_the_kv_read():
+    kwargs = dict(
+        params_b=37,
+        bytes_per_param=1,
+        bandwidth_tbs=4.8,
+        kv_gb_per_seq=0.005,
+        experts=256,
+        experts_per_token=8,
+        expert_params_b=2.55,
+        peak_tflops=1979,
+        compute_efficiency=0.6,
+    )
+    b = float(decode_bound(**kwargs)["compute_bound_batch"])
+    at = decode_bound(batch_size=b, **kwargs)
+    assert at["compute_ms_per_step"] == approx(float(at["memory_ms_per_step"]), rel=1e-6)
+    assert b > float(decode_bound(**{**kwargs, "kv_gb_per_seq": 0.0})["compute_bound_batch"])
