@@ -342,13 +342,21 @@ class RunCreateView(APIView):
 DEFAULT_RUN_RATE = "300/m"
 
 
+def _run_rate_key(group: str, request: Any) -> str:
+    """The user, or the address for anonymous callers. django-ratelimit's own "user_or_ip"
+    raises KeyError when the WSGI server sets no REMOTE_ADDR (found by the API fuzz)."""
+    if request.user.is_authenticated:
+        return f"user:{request.user.pk}"
+    return f"ip:{request.META.get('REMOTE_ADDR', '')}"
+
+
 def _refuse_if_rate_limited(request: Request) -> None:
     """Count this run request; 429 with Retry-After when over the limit. The counter lives
     in the shared cache (so every web process counts together); a cache outage raises,
     which inferview.outage answers 503, never a free pass."""
     rate = getattr(settings, "CALCULATOR_RUN_RATE", DEFAULT_RUN_RATE)
     if is_ratelimited(
-        request._request, group="calculators.run", key="user_or_ip", rate=rate, increment=True
+        request._request, group="calculators.run", key=_run_rate_key, rate=rate, increment=True
     ):
         raise ApiError(
             "rate_limited",
