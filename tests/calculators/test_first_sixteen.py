@@ -546,10 +546,10 @@ def test_decode_local_layers_mla_and_moe_compute_by_hand():
     """Local layers: 4 layers, 3 of them local with a 100-token window, 2 KV heads × 8 at
     2 bytes = 64 B per layer-token; at 1,000 tokens (1 × 1,000 + 3 × 100) = 1,300
     layer-tokens, 83,200 B = 8.32e-5 GB per sequence, and 4 × 8 × 4 heads × 1,300 =
-    166,400 attention FLOP per token. MLA: 2 layers × (16 + 4) × 1 byte (FP8) = 40 B per
-    token, × 500 = 2e-5 GB. MoE compute: shared 3 − 1 × 1 = 2 B, active 3 B, so batch 2
-    costs 2 × 2 × 3 / 10 TFLOP/s = 1.2 ms, while 4 × (1 − 0.75²) = 1.75 experts are read:
-    (2 + 1.75) × 2 bytes = 7.5 GB."""
+    166,400 attention FLOP per token. MLA: 2 layers × (16 + 4) × 2 bytes (BF16) = 80 B per
+    token, × 500 = 4e-5 GB. MoE compute: shared 3 − 2 × 1 = 1 B, active 3 B, so batch 2
+    costs 2 × 2 × 3 / 10 TFLOP/s = 1.2 ms, while 4 × (1 − 0.5²) = 3 experts are read:
+    (1 + 3) × 2 bytes = 8 GB."""
     local = decode_bound(
         params_b=1,
         bytes_per_param=2,
@@ -569,31 +569,31 @@ def test_decode_local_layers_mla_and_moe_compute_by_hand():
         bytes_per_param=2,
         bandwidth_tbs=1,
         context_tokens=500,
-        kv_precision="fp8",
+        kv_precision="bf16",
         layers=2,
         kv_lora_rank=16,
         rope_head_dim=4,
     )
-    assert mla["kv_bytes_per_token"] == approx(40)
-    assert mla["kv_read_gb_per_seq"] == approx(2e-5)
+    assert mla["kv_bytes_per_token"] == approx(80)
+    assert mla["kv_read_gb_per_seq"] == approx(4e-5)
     moe = decode_bound(
         params_b=3,
         bytes_per_param=2,
         bandwidth_tbs=1,
         batch_size=2,
         experts=4,
-        experts_per_token=1,
+        experts_per_token=2,
         expert_params_b=1,
         peak_tflops=10,
     )
     assert moe["compute_ms_per_step"] == approx(1.2)
-    assert moe["weight_gb"] == approx(7.5)
+    assert moe["weight_gb"] == approx(8.0)
 
 
 def test_decode_moe_crossing_counts_the_kv_read():
     kwargs = dict(
         params_b=37,
-        bytes_per_param=1,
+        bytes_per_param=2,
         bandwidth_tbs=4.8,
         kv_gb_per_seq=0.005,
         experts=256,
