@@ -37,7 +37,13 @@ from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
-PORT = 8765
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+PORT = int(os.environ.get("BENCH_PORT") or _free_port())  # a fixed port may be taken
 BASE = f"http://127.0.0.1:{PORT}"
 
 
