@@ -547,9 +547,9 @@ def test_decode_local_layers_mla_and_moe_compute_by_hand():
     2 bytes = 64 B per layer-token; at 1,000 tokens (1 × 1,000 + 3 × 100) = 1,300
     layer-tokens, 83,200 B = 8.32e-5 GB per sequence, and 4 × 8 × 4 heads × 1,300 =
     166,400 attention FLOP per token. MLA: 2 layers × (16 + 4) × 2 bytes (BF16) = 80 B per
-    token, × 500 = 4e-5 GB. MoE compute: shared 3 − 2 × 1 = 1 B, active 3 B, so batch 2
+    token, × 500 = 4e-5 GB. MoE compute: shared 3 − 2 × 0.5 = 2 B, active 3 B, so batch 2
     costs 2 × 2 × 3 / 10 TFLOP/s = 1.2 ms, while 4 × (1 − 0.5²) = 3 experts are read:
-    (1 + 3) × 2 bytes = 8 GB."""
+    (2 + 3 × 0.5) × 2 bytes = 7 GB."""
     local = decode_bound(
         params_b=1,
         bytes_per_param=2,
@@ -583,11 +583,11 @@ def test_decode_local_layers_mla_and_moe_compute_by_hand():
         batch_size=2,
         experts=4,
         experts_per_token=2,
-        expert_params_b=1,
+        expert_params_b=0.5,
         peak_tflops=10,
     )
     assert moe["compute_ms_per_step"] == approx(1.2)
-    assert moe["weight_gb"] == approx(8.0)
+    assert moe["weight_gb"] == approx(7.0)
 
 
 def test_decode_moe_crossing_counts_the_kv_read():
