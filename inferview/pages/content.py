@@ -4,11 +4,13 @@ answer's text is never put in a template context, so no template can leak it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from calculators.specs import SPECS as CALCULATOR_SPECS
@@ -16,8 +18,8 @@ from inferview.access import policy
 from inferview.access import selectors as access_selectors
 from inferview.community import pages as community_pages
 from inferview.community.practice import selectors as practice_selectors
+from questions import content_version, selectors
 from questions import search as site_search
-from questions import selectors
 from questions.markdown import plain_text, render_markdown
 from questions.models import AccessLevel, Difficulty, Guide, Kind, Level, Track
 from questions.rows import render_rows
@@ -161,6 +163,7 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
     lock = policy.locked_reason(request.user, question)
     concepts = list(question.concepts.all())
     access_selectors.annotate_access(request.user, concepts)
+    embeds = list(question.calculator_embeds.all())
     context = {
         "question": question,
         "track": question.track,
@@ -168,7 +171,8 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "body_html": render_markdown(question.body),
         "answer_html": render_markdown(question.answer) if lock is None else None,
         "concepts": concepts,
-        "embeds": list(question.calculator_embeds.all()),
+        "embeds": embeds,
+        "embeds_html": _embeds_html(question, embeds),
         "meta_description": question.summary,
         # <link rel="prev"> and the "k"/"p" shortcut; "next" is up next's next in track
         "previous_question": selectors.previous_in_track(question),
@@ -184,6 +188,17 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         )
     )
     return render(request, "questions/detail.html", context)
+
+
+def _embeds_html(question: Any, embeds: list[Any]) -> str:
+    """ "Work through the numbers": each embed runs its kernel and draws its chart, the same
+    for every reader, so the section is rendered once per content version and shared."""
+    if not embeds:
+        return ""
+    return content_version.cached(
+        f"q-embeds:v1:{question.pk}",
+        lambda: render_to_string("calculators/_question_embeds.html", {"embeds": embeds}),
+    )
 
 
 def _gone(request: HttpRequest, question) -> HttpResponse:
