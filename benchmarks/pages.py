@@ -37,6 +37,8 @@ from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -147,6 +149,8 @@ def rounds(pages: dict[str, tuple[str, str | None]], n: int, seconds: int) -> No
         order = list(pages)
         random.Random(r).shuffle(order)
         bare_rps, _, _ = wrk(f"{BASE}/__bare__/", seconds)
+        if not bare_rps:
+            _die("the bare view answered nothing in time: is the machine overloaded?")
         results.setdefault("bare view", []).append((bare_rps, 1.0, 0.0, 0.0))
         for name in order:
             url, cookie = pages[name]
