@@ -560,3 +560,30 @@ def test_starting_a_checkout_records_a_pending_purchase_keyed_by_the_session(buy
         "premium",
         "pending",
     )
+
+
+# --- account deletion -----------------------------------------------------------------------
+
+
+def test_revoking_everything_of_an_account_needs_a_reason(buyer):
+    services.grant_premium(user=buyer, granted_by=None, reason="gift")
+    with pytest.raises(ValueError, match="reason is required to revoke"):
+        services.revoke_all_for_user(user=buyer, reason="  ")
+    assert tier_of(buyer) == policy.Tier.PREMIUM
+
+
+def test_revoking_everything_of_an_account_keeps_the_rows_and_earlier_reasons(buyer):
+    first = services.grant_premium(user=buyer, granted_by=None, reason="gift")
+    services.revoke_entitlement(entitlement=first, revoked_by=None, reason="earlier")
+    services.grant_premium(user=buyer, granted_by=None, reason="again")
+    paid_purchase(buyer, pi="pi_rule_1")
+    other = UserFactory()
+    services.grant_premium(user=other, granted_by=None, reason="someone else")
+    assert policy.viewer_tier(buyer) == policy.Tier.PREMIUM  # memoised on the object
+    assert services.revoke_all_for_user(user=buyer, reason="account deleted") == 2
+    assert policy.viewer_tier(buyer) == policy.Tier.FREE
+    reasons = sorted(
+        Entitlement.objects.filter(user=buyer).values_list("revoked_reason", flat=True)
+    )
+    assert reasons == ["account deleted", "account deleted", "earlier"]
+    assert tier_of(other) == policy.Tier.PREMIUM
