@@ -7,6 +7,7 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
+from inferview.api.docs import redoc_bundle
 from questions.sitemaps import SITEMAPS
 
 admin.site.site_header = "Inferview authoring"
@@ -29,6 +30,7 @@ urlpatterns = [
     # so the Content Security Policy needs no 'unsafe-inline' for it.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("api/redoc/redoc.standalone.js", redoc_bundle, name="api-redoc-bundle"),
     path("sitemap.xml", sitemap, {"sitemaps": SITEMAPS}, name="sitemap"),
     path("", include("inferview.pages.content_urls")),
 ]

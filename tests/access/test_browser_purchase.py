@@ -6,12 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core import mail
 from playwright.sync_api import expect
 
-from questions.content_io import import_content
 from questions.models import Question
+from tests.factories import QuestionFactory, TrackFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,8 +33,22 @@ def dev_payments(settings):
     settings.STRIPE_SECRET_KEY = ""
 
 
+def _small_site() -> None:
+    """Two tracks with two questions at each access level: every rule the journey crosses,
+    without the shipped content's 300 pages (test_shipped_site renders those)."""
+    for t in range(2):
+        track = TrackFactory(order=t)
+        for n, level in enumerate(["open", "open", "account", "account", "premium", "premium"]):
+            QuestionFactory(
+                track=track,
+                number=n + 1,
+                access=level,
+                answer=f"**Reasoning** for a {level} question: the bound is memory, not compute.",
+            )
+
+
 def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payments, shots):
-    import_content(settings.CONTENT_DIR)
+    _small_site()
     by_access = {
         level: list(
             Question.objects.filter(published=True, access=level).select_related("track")[:2]

@@ -96,9 +96,11 @@ def test_a_sweep_is_one_task(stack):
 
 
 def test_wait_parameter_returns_the_result_in_the_post(stack):
+    """Causal mask, N = 32,768, w = 4,096: w(w+1)/2 + (N - w)·w = 8,390,656 + 117,440,512
+    = 125,831,168 pairs inside the window."""
     response = requests.post(
         stack.api("sliding_window/runs/") + "?wait=10",
-        json={"inputs": {"seq_len": 32768, "window": 4096}},
+        json={"inputs": {"seq_len": 32768, "window": 4096, "mask": "causal"}},
         timeout=30,
     )
     assert response.status_code == 200
@@ -142,7 +144,9 @@ def test_broker_unreachable_is_a_fast_503_and_pages_keep_working(tmp_path):
         elapsed = time.monotonic() - t0
         assert response.status_code == 503 and elapsed < 2.0, (response.status_code, elapsed)
         assert int(response.headers["Retry-After"]) > 0
-        assert response.json()["error"]["code"] == "queue_unavailable"
+        # The stack's cache lives on the same dead Redis, so the run rate limit's counter
+        # may be what refuses first: either way a clean 503 the client can retry.
+        assert response.json()["error"]["code"] in ("queue_unavailable", "service_unavailable")
         s = requests.Session()
         page = s.get(st.base_url + "/calculators/availability/", timeout=10)
         assert page.status_code == 200

@@ -10,6 +10,7 @@ from questions.content_io import import_content
 from questions.models import Concept, Guide, GuideItem, Question, Track
 
 
+@pytest.mark.once  # content correctness, the same on either database: CI runs it once
 @pytest.mark.django_db
 def test_import_serves_every_sitemap_page_without_directive_errors(client, staff_user):
     report = import_content(settings.CONTENT_DIR)

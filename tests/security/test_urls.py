@@ -258,6 +258,7 @@ URLS: dict[str, Entry] = {
     "api/schema/": ("/api/schema/", (200, 200, 200, 200), ""),
     "api/docs/": ("/api/docs/", (200, 200, 200, 200), ""),
     "api/redoc/": ("/api/redoc/", (200, 200, 200, 200), ""),
+    "api/redoc/redoc.standalone.js": ("/api/redoc/redoc.standalone.js", (200, 200, 200, 200), ""),
     "sitemap.xml": ("/sitemap.xml", (200, 200, 200, 200), ""),
     "": ("/", (200, 200, 200, 200), ""),
     "curriculum/": ("/curriculum/", (200, 200, 200, 200), ""),
