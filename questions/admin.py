@@ -9,13 +9,23 @@ from django.db import transaction
 from django.http import HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from . import services
 from .admin_revisions import RevisionsAdmin
 from .dependents import dependents
 from .markdown import render_markdown
-from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+from .models import (
+    CalculatorEmbed,
+    Concept,
+    Guide,
+    GuideItem,
+    GuideSection,
+    PracticeCheck,
+    Question,
+    Track,
+)
+from .tasks import schedule_practice_check
 from .validation import database_problems
 
 
@@ -185,14 +195,42 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     prepopulated_fields = {"slug": ["title"]}
     ordering = ["track__order", "number"]
     list_select_related = ["track"]
-    readonly_fields = ["updated_at", "published_at"]
+    readonly_fields = ["updated_at", "published_at", "practice_check"]
     inlines = [CalculatorEmbedInline]
     fieldsets = [
         (None, {"fields": ["track", "number", "title", "slug", "summary"]}),
         ("Classification", {"fields": ["difficulty", "kind", "access", "concepts"]}),
         ("Text (Markdown)", {"fields": ["body", "answer"]}),
+        ("Practice", {"fields": ["key_points", "practice", "practice_check"]}),
         ("Publishing", {"fields": ["published", "published_at", "updated_at"]}),
     ]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if "practice" in form.changed_data or (not change and obj.practice):
+            schedule_practice_check(obj)
+
+    @admin.display(description="Author check")
+    def practice_check(self, obj):
+        """The latest author check of the practice spec: 200 seeds through the grader."""
+        check = obj.checks.first() if obj.pk else None
+        if check is None:
+            return "No practice spec checked yet." if not obj.practice else "Not checked yet."
+        if check.status == PracticeCheck.Status.PENDING:
+            return format_html("Queued {} — reload to see the report.", check.created_at)
+        problems = (check.report or {}).get("problems") or []
+        if not problems:
+            return format_html(
+                "<strong>OK</strong>: {} seeds, no problems ({}).",
+                (check.report or {}).get("seeds", "?"),
+                check.finished_at,
+            )
+        return format_html(
+            "<strong>{} problem(s)</strong> ({}):<ul>{}</ul>",
+            len(problems),
+            check.finished_at,
+            format_html_join("", "<li>{}: {}</li>", ((p["kind"], p["detail"]) for p in problems)),
+        )
 
 
 class ReorderForm(forms.Form):

@@ -18,6 +18,10 @@ Rules (the content issue's list):
 - ``diagram``: an image without alt text or caption, or not a diagram file of ours.
 - ``typed-number``: in a calculation answer, a line with three or more numbers and no
   directive (arithmetic typed by hand), unless it ends with ``<!-- quoted -->``.
+- ``key-points``: key points that are not 3-6 sentences of 20-240 characters.
+- ``practice``: a graded-practice spec the grader cannot use (unknown calculator, output,
+  variable or mistake, a default variant the calculator rejects), or one on a question
+  that is not a calculation.
 - ``links``: a question with fewer than 2 or more than 4 concepts; a concept no question
   links.
 """
@@ -37,8 +41,8 @@ import yaml
 from calculators.errors import CalculatorInputError
 from calculators.validation import validate
 
-from .content_io import ANSWER_SEPARATOR, ITEM_HEADING
-from .validation import IMAGE, markdown_problems
+from .content_io import ANSWER_SEPARATOR, ITEM_HEADING, PRACTICE_KEYS
+from .validation import IMAGE, key_point_problems, markdown_problems, practice_problems
 
 ANSWER_MIN_WORDS = 250
 CONCEPT_MIN_WORDS = 300
@@ -161,6 +165,13 @@ class ContentCheck:
                 self._add(q, "reference", f"concept '{slug}' does not exist")
         for embed in q.meta.get("calculators") or []:
             self._embed(q, embed)
+        for problem in key_point_problems(q.meta.get("key_points")):
+            self._add(q, "key-points", problem)
+        practice = {k: q.meta[k] for k in PRACTICE_KEYS if k in q.meta}
+        for problem in practice_problems(practice):
+            self._add(q, "practice", problem)
+        if practice and q.meta.get("kind") != "calculation":
+            self._add(q, "practice", "only calculation questions take a practice spec")
         self._sources(q)
         for part in (q.body, q.answer):
             self._markdown(q, part)

@@ -65,6 +65,9 @@ def _question_meta(q: Question) -> dict[str, Any]:
     ]
     if embeds:
         meta["calculators"] = embeds
+    meta.update(q.practice or {})
+    if q.key_points:
+        meta["key_points"] = list(q.key_points)
     if q.references:
         meta["references"] = _references(q.references)
     return meta

@@ -46,8 +46,11 @@ from .models import (
     Track,
     new_question_key,
 )
+from .validation import key_point_problems, practice_problems
 
 ANSWER_SEPARATOR = "<!-- answer -->"
+# front matter keys of a question's graded practice, kept together in Question.practice
+PRACTICE_KEYS = ("target", "variables", "tolerance", "mistakes", "follow_ups")
 ITEM_HEADING = re.compile(r"^## ([a-z-]+): (.+)$", re.MULTILINE)
 
 
@@ -465,12 +468,20 @@ def _import_question(f: _QuestionFile, obj: Question, concepts, options, report)
         "references": _references(m, where),
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{where}: published_at"),
+        "key_points": [str(p).strip() for p in (m.get("key_points") or [])],
+        "practice": {k: m[k] for k in PRACTICE_KEYS if k in m},
     }
     _check_choices(
         values,
         {"difficulty": Difficulty.values, "kind": Kind.values, "access": AccessLevel.values},
         where,
     )
+    for name, problems in (
+        ("key_points", key_point_problems(values["key_points"])),
+        ("practice", practice_problems(values["practice"])),
+    ):
+        if problems:
+            raise ContentError(f"{where}: {name}: {'; '.join(problems)}")
     updated_at = _as_datetime(m.get("updated_at"), f"{where}: updated_at")
     try:
         created, changed = _save(obj, values, updated_at, where, options=options, report=report)

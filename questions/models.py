@@ -7,10 +7,13 @@ re-importing unchanged content leaves the "Updated" month alone.
 
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+
+from .practice import key_point_problems, practice_problems, practice_spec
 
 
 class Category(models.TextChoices):
@@ -146,6 +149,18 @@ class Question(ContentMixin):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     access = models.CharField(max_length=16, choices=AccessLevel.choices, default=AccessLevel.OPEN)
     concepts = models.ManyToManyField(Concept, blank=True, related_name="questions")
+    key_points = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="3-6 points a good answer must make (a list of sentences); gated with the "
+        "answer. Learners tick the ones they made.",
+    )
+    practice = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Graded practice for a calculation question: {target, variables, tolerance, "
+        "mistakes, follow_ups} as in content/README.md. Saving runs the author check.",
+    )
 
     class Meta:
         ordering = ["track__order", "number"]
@@ -160,6 +175,20 @@ class Question(ContentMixin):
 
     def get_absolute_url(self) -> str:
         return reverse("questions:detail", args=[self.track.slug, self.number, self.slug])
+
+    def clean(self) -> None:
+        errors = {}
+        if problems := key_point_problems(self.key_points):
+            errors["key_points"] = problems
+        if problems := practice_problems(self.practice):
+            errors["practice"] = problems
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def practice_spec(self):
+        """The parsed practice spec (``calculators.grading.PracticeSpec``), or None."""
+        return practice_spec(self.practice)
 
     def is_new(self, now=None) -> bool:
         from django.conf import settings
@@ -293,3 +322,26 @@ class QuestionSimilarity(models.Model):
 
     def __str__(self) -> str:
         return f"Neighbours of {self.question_id}"
+
+
+class PracticeCheck(models.Model):
+    """The author check of a question's practice spec (run by a Celery task on save)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DONE = "done"
+        FAILED = "failed"
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="checks")
+    spec = models.JSONField(help_text="The spec as it was when checked.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    ok = models.BooleanField(null=True)
+    report = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"check of {self.question_id}: {self.status}"

@@ -47,3 +47,28 @@ def _enqueue() -> None:
 def schedule_similarity_recompute() -> None:
     """Queue a recompute once the current transaction commits (call after content changes)."""
     transaction.on_commit(_enqueue)
+
+
+@shared_task(name="questions.check_practice", acks_late=True)
+def check_practice(check_id: int) -> bool | None:
+    """Run the author check of one saved practice spec (200 seeds) and store its report."""
+    from . import practice_check
+
+    return practice_check.run(check_id)
+
+
+def schedule_practice_check(question) -> None:
+    """Record a pending check of the question's spec and queue it after the commit."""
+    from .models import PracticeCheck
+
+    if not question.practice:
+        return
+    check = PracticeCheck.objects.create(question=question, spec=question.practice)
+
+    def enqueue() -> None:
+        try:
+            check_practice.delay(check.pk)
+        except Exception:  # the edit is saved; the check stays pending and says so in admin
+            logger.exception("Could not queue questions.check_practice")
+
+    transaction.on_commit(enqueue)

@@ -12,6 +12,10 @@ from collections.abc import Callable
 
 from calculators.directive import find_directive_errors
 
+from .practice import key_point_problems, practice_problems, practice_spec
+
+__all__ = ["key_point_problems", "markdown_problems", "practice_problems", "practice_spec"]
+
 IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)(?:\s+\"(?P<caption>[^\"]*)\")?\)")
 DIAGRAM_SRC = re.compile(r"^diagrams/[a-z0-9][a-z0-9-]*\.(?:svg|png)$")
 INTERNAL_LINK = re.compile(r"\]\((?P<href>/(?:concepts|tracks|guides)/[^)\s]*)")

@@ -12,6 +12,7 @@ from inferview.community.bookmarks.selectors import (
 from inferview.community.discussion.selectors import (
     recent_comments,
 )
+from inferview.community.practice import cram, graded
 from inferview.community.practice.next_steps import learner_streak, next_unread_per_track
 from inferview.community.practice.selectors import (
     attach_track_progress,
@@ -25,7 +26,10 @@ def dashboard(user: Any, *, now: dt.datetime | None = None) -> dict[str, Any]:
     tracks = list(question_selectors.tracks_with_counts())
     attach_track_progress(user, tracks)
     due, later = reviews_for(user, now=now)
+    plan = cram.active(user)
     return {
+        "cram": cram.view(plan, today=now.date() if now else None) if plan else None,
+        "practice_stats": graded.stats(user),
         "streak": learner_streak(user, now=now),
         "next_unread": next_unread_per_track(
             user, tracks, readable_levels=policy.readable_levels(user)

@@ -278,3 +278,151 @@ class DifficultyVote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.question_id} felt {self.felt}"
+
+
+# --------------------------------------------------------------------- graded practice
+
+
+class Draw(models.Model):
+    """One attempt at a parametric question: the numbers its seed drew for this learner.
+
+    The variant is stored beside the seed, so an attempt keeps its numbers even if an
+    author later edits the question's variables."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    number = models.PositiveIntegerField(help_text="The learner's attempt number, from 1.")
+    seed = models.BigIntegerField()
+    variant = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "question", "number"], name="one_draw_per_attempt"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.question_id} attempt {self.number}"
+
+
+class NumericAnswer(models.Model):
+    """A numeric answer to a draw (or to one of its follow-ups) and its grade."""
+
+    draw = models.ForeignKey(Draw, on_delete=models.CASCADE, related_name="answers")
+    follow_up = models.PositiveSmallIntegerField(null=True, blank=True)
+    value = models.FloatField()
+    unit = models.CharField(max_length=24)
+    answer = models.FloatField(help_text="The value in the question's unit.")
+    expected = models.FloatField()
+    correct = models.BooleanField()
+    mistake = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.value_text}: {'right' if self.correct else 'wrong'}"
+
+    @property
+    def value_text(self) -> str:
+        return f"{self.value:,.6g} {self.unit}"
+
+
+class KeyPointScore(models.Model):
+    """The key points a learner said their own answer made (ticked after the reveal)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    made = models.JSONField(help_text="1-based numbers of the points ticked.")
+    total = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} made {len(self.made)}/{self.total} on {self.question_id}"
+
+    @property
+    def fraction(self) -> float:
+        return len(self.made) / self.total if self.total else 0.0
+
+
+class MockSession(models.Model):
+    """A timed mock interview: N questions, one at a time, then a summary kept in history."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    filters = models.JSONField(default=dict, help_text="track, difficulty, kind as chosen.")
+    minutes_per_question = models.PositiveSmallIntegerField(default=10)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} mock {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class MockItem(models.Model):
+    session = models.ForeignKey(MockSession, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    started_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    response = models.TextField(blank=True)
+    draw = models.ForeignKey(Draw, on_delete=models.SET_NULL, null=True, blank=True)
+    numeric = models.ForeignKey(NumericAnswer, on_delete=models.SET_NULL, null=True, blank=True)
+    key_points = models.ForeignKey(KeyPointScore, on_delete=models.SET_NULL, null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "position"], name="one_item_per_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"mock {self.session_id} #{self.position}"
+
+    @property
+    def seconds(self) -> int | None:
+        if self.started_at and self.answered_at:
+            return int((self.answered_at - self.started_at).total_seconds())
+        return None
+
+
+class CramPlan(models.Model):
+    """Study ahead for an interview date: a day-by-day list that never reschedules FSRS."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    interview_on = models.DateField()
+    track_slugs = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} cram to {self.interview_on}"
+
+
+class CramItem(models.Model):
+    plan = models.ForeignKey(CramPlan, on_delete=models.CASCADE, related_name="items")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    reason = models.CharField(max_length=16)  # due | weak | new
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["day", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["plan", "question"], name="one_cram_item_per_question")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} on {self.day}"

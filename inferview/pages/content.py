@@ -170,6 +170,9 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "lock": lock,
         "body_html": render_markdown(question.body),
         "answer_html": render_markdown(question.answer) if lock is None else None,
+        # gated with the answer: a locked question's key points never leave the server
+        "key_points": list(question.key_points or []) if lock is None else [],
+        "has_practice": bool(question.practice),
         "concepts": concepts,
         "embeds": embeds,
         "embeds_html": _embeds_html(question, embeds),

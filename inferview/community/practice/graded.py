@@ -1,0 +1,346 @@
+"""Graded practice: variants of parametric questions, numeric answers, key points.
+
+The maths is ``calculators.grading`` (pure, no Django); this module decides who the
+learner is (a user, or an anonymous visitor's session), which attempt they are on,
+what is stored, and what the access policy lets them see:
+
+- anyone who can see a published question may try its variants and learn whether they
+  are right and which mistake they made;
+- the expected number and the worked steps are part of the answer, so they follow the
+  access policy like the answer text;
+- signed-in learners' draws and answers are stored; the first answer to an attempt
+  feeds the FSRS review (wrong is "again", right is "good") when they may read it.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from calculators import grading
+from calculators.errors import CalculatorInputError
+from calculators.formatting import number
+from inferview.access import policy
+from inferview.community.common import require_user, signed_in
+from inferview.community.models import Draw, KeyPointScore, NumericAnswer, Rating
+from inferview.community.practice import services
+from questions.models import Question
+
+SESSION_KEY = "graded_practice"  # anonymous visitors: {"learner": token, "draws": {key: n}}
+MAX_ATTEMPTS = 10_000
+MAX_ABS_VALUE = 1e30
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What the learner is asked on one attempt (and, with ``follow_up``, one follow-up)."""
+
+    question: Question
+    spec: grading.PracticeSpec
+    number: int
+    seed: int
+    values: dict[str, Any]
+    follow_up: int | None = None
+
+    @property
+    def prompt(self) -> str:
+        return grading.prompt_for(self.spec, self.values, self.follow_up)
+
+    @property
+    def base_prompt(self) -> str:
+        return grading.prompt_for(self.spec, self.values)
+
+    @property
+    def follow_ups(self) -> list[tuple[int, str]]:
+        return [
+            (i, grading.prompt_for(self.spec, self.values, i))
+            for i in range(1, len(self.spec.follow_ups) + 1)
+        ]
+
+
+@dataclass(frozen=True)
+class GradedAnswer:
+    variant: Variant
+    grade: grading.Grade
+    may_read: bool  # whether the expected value and worked steps may be shown
+    saved: NumericAnswer | None
+
+    @property
+    def mistake(self) -> grading.Mistake | None:
+        return grading.MISTAKES.get(self.grade.mistake or "")
+
+    @property
+    def expected_text(self) -> str:
+        return f"{number(self.grade.expected)} {self.variant.spec.unit}"
+
+
+def spec_of(question: Question) -> grading.PracticeSpec:
+    spec = question.practice_spec
+    if spec is None:
+        raise ValidationError({"question": "This question has no graded practice."})
+    return spec
+
+
+def _learner(user: Any, session: Any) -> str:
+    if signed_in(user):
+        return f"user:{user.pk}"
+    if session is None:
+        raise PermissionDenied("Practice needs a session or an account.")
+    state = session.setdefault(SESSION_KEY, {})
+    if "learner" not in state:
+        state["learner"] = secrets.token_hex(8)
+        session.modified = True
+    return f"anon:{state['learner']}"
+
+
+def current_number(*, user: Any, session: Any, question: Question) -> int:
+    """The attempt the learner is on: their latest draw, or 1."""
+    if signed_in(user):
+        latest = Draw.objects.filter(user=user, question=question).aggregate(n=Max("number"))
+        return latest["n"] or 1
+    if session is None:
+        return 1
+    return int((session.get(SESSION_KEY) or {}).get("draws", {}).get(question.key, 1))
+
+
+def variant(
+    *,
+    user: Any,
+    session: Any,
+    question: Question,
+    number: int | None = None,
+    follow_up: int | None = None,
+) -> Variant:
+    """The variant of attempt ``number`` (default: the current one); same learner, question
+    and number always give the same values."""
+    spec = spec_of(question)
+    current = current_number(user=user, session=session, question=question)
+    number = current if number is None else number
+    if not 1 <= number <= current:
+        raise ValidationError({"attempt": f"Choose an attempt from 1 to {current}."})
+    if follow_up is not None and not 1 <= follow_up <= len(spec.follow_ups):
+        raise ValidationError(
+            {"follow_up": f"This question has {len(spec.follow_ups)} follow-up(s)."}
+        )
+    stored = (
+        Draw.objects.filter(user=user, question=question, number=number).first()
+        if signed_in(user)
+        else None
+    )
+    if stored is not None:
+        values, seed = stored.variant, stored.seed
+    else:
+        seed = grading.seed_for(_learner(user, session), question.key, number)
+        values = grading.draw(spec, seed)
+    return Variant(question, spec, number, seed, values, follow_up)
+
+
+@transaction.atomic
+def new_attempt(*, user: Any, session: Any, question: Question) -> Variant:
+    """Draw new numbers: the next attempt number, stored for a signed-in learner."""
+    spec = spec_of(question)
+    number = current_number(user=user, session=session, question=question) + 1
+    if number > MAX_ATTEMPTS:
+        raise ValidationError({"attempt": "That is enough attempts at this question."})
+    seed = grading.seed_for(_learner(user, session), question.key, number)
+    values = grading.draw(spec, seed)
+    if signed_in(user):
+        if number == 2 and not Draw.objects.filter(user=user, question=question).exists():
+            _store_draw(user, question, 1, spec, session)
+        Draw.objects.get_or_create(
+            user=user, question=question, number=number, defaults={"seed": seed, "variant": values}
+        )
+    else:
+        state = session.setdefault(SESSION_KEY, {})
+        state.setdefault("draws", {})[question.key] = number
+        session.modified = True
+    return Variant(question, spec, number, seed, values)
+
+
+def _store_draw(
+    user: Any, question: Question, number: int, spec: grading.PracticeSpec, session: Any
+) -> Draw:
+    seed = grading.seed_for(_learner(user, session), question.key, number)
+    draw, _ = Draw.objects.get_or_create(
+        user=user,
+        question=question,
+        number=number,
+        defaults={"seed": seed, "variant": grading.draw(spec, seed)},
+    )
+    return draw
+
+
+def _clean_value(value: Any, unit: Any, spec: grading.PracticeSpec) -> tuple[float, str]:
+    errors: dict[str, str] = {}
+    number: float | None = None
+    try:
+        number = float(str(value).replace(",", "").strip())
+    except (TypeError, ValueError):
+        errors["value"] = "Enter a number, such as 42 or 1.5e3."
+    else:
+        if not math.isfinite(number) or abs(number) > MAX_ABS_VALUE:
+            errors["value"] = "Enter a finite number."
+    unit = str(unit or "").strip()
+    if unit not in spec.units:
+        errors["unit"] = f"Choose one of: {', '.join(spec.units)}."
+    if errors:
+        raise ValidationError(errors)
+    assert number is not None
+    return number, unit
+
+
+@transaction.atomic
+def answer(
+    *,
+    user: Any,
+    session: Any,
+    question: Question,
+    value: Any,
+    unit: Any,
+    number: int | None = None,
+    follow_up: int | None = None,
+) -> GradedAnswer:
+    """Grade a numeric answer to an attempt (or one of its follow-ups); store it for a
+    signed-in learner; the first answer to an attempt feeds FSRS."""
+    if not question.published or not question.track.published:
+        raise PermissionDenied("This question is not published.")
+    spec = spec_of(question)
+    value, unit = _clean_value(value, unit, spec)
+    asked = variant(
+        user=user, session=session, question=question, number=number, follow_up=follow_up
+    )
+    try:
+        result = grading.grade(spec, asked.values, value, unit, follow_up)
+    except (CalculatorInputError, ValueError) as exc:  # a spec edited under a stored draw
+        raise ValidationError({"question": f"This variant cannot be graded: {exc}"}) from exc
+    may_read = policy.can_read(user, question)
+    saved = None
+    if signed_in(user):
+        draw = _store_draw(user, question, asked.number, spec, session)
+        first = follow_up is None and not draw.answers.filter(follow_up=None).exists()
+        saved = NumericAnswer.objects.create(
+            draw=draw,
+            follow_up=follow_up,
+            value=value,
+            unit=unit,
+            answer=result.answer,
+            expected=result.expected,
+            correct=result.correct,
+            mistake=result.mistake or "",
+        )
+        if first and may_read:
+            services.review_rate(
+                user=user,
+                question=question,
+                rating=Rating.GOOD if result.correct else Rating.AGAIN,
+            )
+    return GradedAnswer(asked, result, may_read, saved)
+
+
+def worked_steps(graded: GradedAnswer) -> dict | None:
+    """The calculator's worked steps for the variant, or None when the answer is locked."""
+    if not graded.may_read:
+        return None
+    v = graded.variant
+    return grading.worked(v.spec, v.values, v.follow_up)
+
+
+def answers_of(*, user: Any, question: Question, limit: int = 20) -> list[NumericAnswer]:
+    if not signed_in(user):
+        return []
+    return list(
+        NumericAnswer.objects.filter(draw__user=user, draw__question=question)
+        .select_related("draw")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+# ------------------------------------------------------------------------- key points
+
+
+def key_points_for(user: Any, question: Question) -> list[str]:
+    """The question's key points, or [] when the viewer may not read its answer."""
+    return list(question.key_points or []) if policy.can_read(user, question) else []
+
+
+def rating_for(fraction: float) -> int:
+    """Key points made -> FSRS rating: under 40% again, under 70% hard, all easy."""
+    if fraction < 0.4:
+        return Rating.AGAIN
+    if fraction < 0.7:
+        return Rating.HARD
+    if fraction < 1:
+        return Rating.GOOD
+    return Rating.EASY
+
+
+@transaction.atomic
+def key_points_score(
+    *, user: Any, question: Question, made: Any, rate: bool = True
+) -> KeyPointScore:
+    """Record which key points the learner's own answer made; feeds FSRS unless ``rate``
+    is false (a mock interview rates once at its end, the same way)."""
+    require_user(user)
+    if not policy.can_read(user, question):
+        raise PermissionDenied("Your plan does not include this answer.")
+    total = len(question.key_points or [])
+    if not total:
+        raise ValidationError({"question": "This question has no key points yet."})
+    try:
+        ticked = sorted({int(m) for m in (made or [])})
+    except (TypeError, ValueError) as exc:
+        raise ValidationError({"made": "List the numbers of the points you made."}) from exc
+    if any(not 1 <= m <= total for m in ticked):
+        raise ValidationError({"made": f"Points are numbered 1 to {total}."})
+    score = KeyPointScore.objects.create(user=user, question=question, made=ticked, total=total)
+    if rate:
+        services.review_rate(user=user, question=question, rating=rating_for(score.fraction))
+    return score
+
+
+def last_key_points(*, user: Any, question: Question) -> KeyPointScore | None:
+    if not signed_in(user):
+        return None
+    return KeyPointScore.objects.filter(user=user, question=question).first()
+
+
+@dataclass(frozen=True)
+class PracticeStats:
+    answers: int
+    right: int
+    top_mistakes: list[tuple[str, int]]  # (label, count), most frequent first
+    key_point_scores: int
+    key_point_percent: int | None
+
+    @property
+    def right_percent(self) -> int | None:
+        return round(100 * self.right / self.answers) if self.answers else None
+
+
+def stats(user: Any) -> PracticeStats:
+    """Numeric answers (right and the mistakes named) and key-point scores, for the dashboard."""
+    if not signed_in(user):
+        return PracticeStats(0, 0, [], 0, None)
+    answers = NumericAnswer.objects.filter(draw__user=user)
+    counts: dict[str, int] = {}
+    for slug in answers.exclude(mistake="").values_list("mistake", flat=True):
+        counts[slug] = counts.get(slug, 0) + 1
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+    scores = list(KeyPointScore.objects.filter(user=user).values_list("made", "total"))
+    made = sum(len(m) for m, _ in scores)
+    total = sum(t for _, t in scores)
+    return PracticeStats(
+        answers=answers.count(),
+        right=answers.filter(correct=True).count(),
+        top_mistakes=[
+            (grading.MISTAKES[s].label if s in grading.MISTAKES else s, n) for s, n in top
+        ],
+        key_point_scores=len(scores),
+        key_point_percent=round(100 * made / total) if total else None,
+    )
