@@ -116,7 +116,13 @@ Inputs = dict[str, Any]
 # an empty list when the mistake cannot happen on these inputs
 Model = Callable[[str, Inputs, str], list[tuple[Inputs, float]]]
 
-BYTE_INPUTS = ("bytes_per_elem", "bytes_per_param", "kv_bytes_per_token", "embedding_bytes")
+BYTE_INPUTS = (
+    "bytes_per_elem",
+    "bytes_per_param",
+    "kv_bytes_per_token",
+    "embedding_bytes",
+    "lm_head_bytes",
+)
 PRECISION_CHOICES = ("kv_precision", "weight_precision")
 COUNT_INPUTS = ("tp", "gpus")
 KV_CALCULATORS = ("kv_cache", "decode_bound", "serving_estimate", "paged_kv_capacity")

@@ -250,6 +250,7 @@ def mock_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ]
     else:
         context["rows"] = mock.summary(session)
+        context["weak"] = [row for row in context["rows"] if row.review_next]
     return render(request, "community/mock.html", context, status=400 if errors else 200)
 
 

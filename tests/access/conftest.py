@@ -9,6 +9,24 @@ from tests.factories import ConceptFactory, QuestionFactory, TrackFactory
 
 LEVELS = ("open", "account", "premium")
 
+#: Every gated question is a graded calculation, so the crawl reaches its numbers page.
+PRACTICE = {
+    "target": {
+        "calculator": "kv_cache",
+        "output": "total_gb",
+        "unit": "GB",
+        "prompt": "How much KV cache does {model} need for {batch_size} sequences of "
+        "{seq_len} tokens?",
+    },
+    "variables": {
+        "model": ["llama-3.1-8b", "llama-3.1-70b"],
+        "seq_len": [4096, 8192],
+        "batch_size": {"min": 1, "max": 16},
+    },
+    "mistakes": ["kv-counted-once"],
+    "follow_ups": [{"prompt": "Now at 128k context?", "set": {"seq_len": 131072}}],
+}
+
 #: The table in the product brief: which access levels each tier reads. Tests compare
 #: against this, never against the policy module, so a broken policy is caught.
 READS = {
@@ -30,9 +48,10 @@ class GatedContent:
     concepts: list = field(default_factory=list)
 
     def guarded_texts(self):
-        """(access level, marker) for every answer and concept body."""
+        """(access level, marker) for every answer, key point and concept body."""
         for q in self.questions:
             yield q.access, q.answer_marker
+            yield q.access, q.points_marker
         for c in self.concepts:
             yield c.access, c.body_marker
 
@@ -74,7 +93,15 @@ def gated(db) -> GatedContent:
                 number += 1
                 n += 1
                 m = marker("answer", access, n)
+                points = marker("point", access, n)
                 q = QuestionFactory(
+                    kind="calculation",
+                    key_points=[
+                        f"{points} the first key point a good answer makes.",
+                        "The second key point a good answer makes, in plain words.",
+                        "The third key point a good answer makes, in plain words.",
+                    ],
+                    practice=PRACTICE,
                     track=track,
                     number=number,
                     slug=f"gated-{t}-{number}",
@@ -84,6 +111,7 @@ def gated(db) -> GatedContent:
                 )
                 q.concepts.set(concepts)
                 q.answer_marker = m
+                q.points_marker = points
                 q.needle = f"needle{access}{n}"
                 content.questions.append(q)
     return content
