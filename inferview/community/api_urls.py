@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .api import discovery, discussion, learning
+from .api import discovery, discussion, graded, learning
 
 urlpatterns = [
     path("bookmarks/", learning.BookmarkListView.as_view(), name="api-bookmarks"),
@@ -33,4 +33,31 @@ urlpatterns = [
         discussion.CommentReportView.as_view(),
         name="api-comment-report",
     ),
+    # Graded practice, key points, mock interviews and cram plans
+    path(
+        "practice/questions/<int:pk>/variant/",
+        graded.VariantView.as_view(),
+        name="api-practice-variant",
+    ),
+    path(
+        "practice/questions/<int:pk>/new-attempt/",
+        graded.NewAttemptView.as_view(),
+        name="api-practice-new-attempt",
+    ),
+    path(
+        "practice/questions/<int:pk>/key-points/",
+        graded.KeyPointsView.as_view(),
+        name="api-practice-key-points",
+    ),
+    path("practice/answers/", graded.AnswerListView.as_view(), name="api-practice-answers"),
+    path("practice/mocks/", graded.MockListView.as_view(), name="api-mocks"),
+    path("practice/mocks/<int:pk>/", graded.MockDetailView.as_view(), name="api-mock"),
+    path(
+        "practice/mocks/<int:pk>/answer/", graded.MockAnswerView.as_view(), name="api-mock-answer"
+    ),
+    path(
+        "practice/mocks/<int:pk>/finish/", graded.MockFinishView.as_view(), name="api-mock-finish"
+    ),
+    path("practice/plans/", graded.CramPlanView.as_view(), name="api-cram-plan"),
+    path("practice/plans/items/<int:pk>/", graded.CramItemView.as_view(), name="api-cram-item"),
 ]

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, viewsets
 
 from inferview.access import policy
+from inferview.community.practice import graded
 from questions import selectors
 from questions.markdown import render_markdown
 from questions.models import Concept, Guide, GuideItem, GuideSection, Question, Track
@@ -84,6 +85,8 @@ class QuestionDetailSerializer(QuestionListSerializer):
     body_html = serializers.SerializerMethodField()
     answer_html = serializers.SerializerMethodField()
     answer_markdown = serializers.SerializerMethodField()
+    key_points = serializers.SerializerMethodField()
+    has_practice = serializers.SerializerMethodField()
     concepts = ConceptRefSerializer(many=True, read_only=True)
 
     class Meta(QuestionListSerializer.Meta):
@@ -91,6 +94,8 @@ class QuestionDetailSerializer(QuestionListSerializer):
             "body_html",
             "answer_html",
             "answer_markdown",
+            "key_points",
+            "has_practice",
             "concepts",
         ]
 
@@ -108,6 +113,25 @@ class QuestionDetailSerializer(QuestionListSerializer):
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_answer_markdown(self, obj: Question) -> str | None:
         return obj.answer if self._readable(obj) else None
+
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.CharField(),
+            help_text="The points a good answer makes; [] when the answer is locked for you",
+        )
+    )
+    def get_key_points(self, obj: Question) -> list[str]:
+        request = self.context.get("request")
+        return graded.key_points_for(request.user if request else None, obj)
+
+    @extend_schema_field(
+        serializers.BooleanField(help_text="Whether it can be practised with your own numbers")
+    )
+    def get_has_practice(self, obj: Question) -> bool:
+        try:
+            return obj.practice_spec is not None
+        except ValueError:  # a stored spec that no longer parses offers no practice
+            return False
 
 
 class ConceptSerializer(serializers.ModelSerializer):

@@ -30,6 +30,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from inferview.access.services import grant_premium
 from tests.community.factories import CommentFactory
+from tests.community.test_graded_practice import POINTS, SPEC
 from tests.factories import (
     ConceptFactory,
     GuideItemFactory,
@@ -56,7 +57,14 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", APP, config=
 #: Which inputs a run accepts depends on the calculator named in the path (each has its own
 #: names, units and ranges), which one request schema cannot say; so "a schema-valid body
 #: must be accepted" cannot hold there. Its 400s are documented and every other check runs.
-EXCLUDED = {"/api/v1/calculators/{slug}/runs/": [positive_data_acceptance]}
+#: Graded practice is the same: which attempts exist depends on the learner's own draws so
+#: far (attempt 768 is well formed, but not drawn yet), and which units an answer may use
+#: on the question in its body.
+EXCLUDED = {
+    "/api/v1/calculators/{slug}/runs/": [positive_data_acceptance],
+    "/api/v1/practice/questions/{id}/variant/": [positive_data_acceptance],
+    "/api/v1/practice/answers/": [positive_data_acceptance],
+}
 
 CASES: collections.Counter[str] = collections.Counter()
 KNOWN: dict[str, list] = {}
@@ -92,6 +100,10 @@ def map_path_parameters(context, path_parameters):
     return out
 
 
+def canary_in(access: str) -> str:
+    return {"open": "open to all", "account": ACCOUNT_CANARY, "premium": CANARY}[access]
+
+
 @pytest.fixture
 def content(db):
     track = TrackFactory(slug="fuzz-track")
@@ -106,7 +118,18 @@ def content(db):
             "account": f"Answer {n}: {ACCOUNT_CANARY}.",
             "premium": f"Answer {n}: {CANARY}.",
         }[access]
-        q = QuestionFactory(track=track, number=n, access=access, answer=answer)
+        # Every question can be practised with numbers and has key points, the premium
+        # and sign-in ones with their canary among the points (gated like the answer).
+        points = [*POINTS[:2], f"Point {n} of this answer: {canary_in(access)}."]
+        q = QuestionFactory(
+            track=track,
+            number=n,
+            access=access,
+            answer=answer,
+            kind="calculation",
+            practice=SPEC,
+            key_points=points,
+        )
         q.concepts.set(concepts)
         questions.append(q)
     GuideItemFactory(section__guide__slug="fuzz-guide")  # guides are open to everyone

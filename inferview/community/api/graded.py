@@ -1,0 +1,458 @@
+"""Graded practice, key points, mock interviews and cram plans, under ``/api/v1/practice/``.
+
+Thin adapters over ``community.practice.graded`` / ``mock`` / ``cram``, as the HTML views
+in ``community.practice_views`` are: the services validate (errors name their field), write
+atomically and apply the access policy. A question's expected number, worked steps and key
+points are part of its answer: a viewer who may not read the answer gets null (or []) in
+their place, so a locked question's number never leaves the server.
+
+Writes read their body before looking anything up, so a malformed body is a 400 wherever
+it is sent (tests/security/test_json_depth.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django_ratelimit.core import is_ratelimited
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from inferview.api.errors import ApiError
+from inferview.api.schema import ERROR_REF
+from inferview.community.models import CramPlan, MockSession, NumericAnswer
+from inferview.community.practice import cram, graded, mock
+from inferview.community.practice_views import GRADE_RATE
+from questions.models import Question
+from questions.selectors import published_questions
+
+from .common import call_service, get_question, validated
+from .serializers import (
+    CramItemSerializer,
+    CramItemWriteSerializer,
+    CramPlanStateSerializer,
+    CramPlanWriteSerializer,
+    GradeSerializer,
+    KeyPointScoreSerializer,
+    KeyPointsSerializer,
+    KeyPointsWriteSerializer,
+    MockAnswerWriteSerializer,
+    MockFinishSerializer,
+    MockSessionDetailSerializer,
+    MockSessionSerializer,
+    MockStartSerializer,
+    NumericAnswerSerializer,
+    NumericAnswerWriteSerializer,
+    VariantQuerySerializer,
+    VariantSerializer,
+    mistake_payload,
+)
+
+TAGS = ["practice"]
+
+# --- Helpers ---------------------------------------------------------------------------------
+
+
+def has_practice(question: Question) -> bool:
+    try:
+        return question.practice_spec is not None
+    except ValueError:  # a stored spec that no longer parses: no practice, not a 500
+        return False
+
+
+def practice_question(pk: Any) -> Question:
+    """A published question with graded practice, else 404."""
+    question = get_question(pk)
+    if not has_practice(question):
+        raise NotFound("This question has no graded practice.")
+    return question
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _variant_payload(v: graded.Variant) -> dict[str, Any]:
+    return {
+        "question": v.question.pk,
+        "attempt": v.number,
+        "follow_up": v.follow_up,
+        "prompt": v.prompt,
+        "base_prompt": v.base_prompt,
+        "unit": v.spec.unit,
+        "units": v.spec.units,
+        "tolerance": v.spec.tolerance,
+        "follow_ups": [{"number": n, "prompt": p} for n, p in v.follow_ups],
+    }
+
+
+def _grade_payload(result: graded.GradedAnswer) -> dict[str, Any]:
+    """The grade; the expected number and the steps only for a reader of the answer."""
+    steps = graded.worked_steps(result)  # None when the answer is locked
+    v = result.variant
+    return {
+        "question": v.question.pk,
+        "attempt": v.number,
+        "follow_up": v.follow_up,
+        "correct": result.grade.correct,
+        "mistake": mistake_payload(result.grade.mistake),
+        "direction": result.grade.direction,
+        "answer": _finite(result.grade.answer),
+        "unit": v.spec.unit,
+        "expected": _finite(result.grade.expected) if result.may_read else None,
+        "steps": steps["steps"] if result.may_read and steps is not None else None,
+        "saved_id": result.saved.pk if result.saved is not None else None,
+    }
+
+
+def _no_address(group: str, request: Any) -> str:
+    return "no-address"
+
+
+def grading_rate_limited(request: Request) -> bool:
+    """Count one graded answer against the HTML view's limit (same group, key and rate, so
+    one counter per address). A request without REMOTE_ADDR (some WSGI callers) shares one
+    bucket rather than failing django-ratelimit's "ip" key."""
+    raw = request._request
+    key: Any = "ip" if raw.META.get("REMOTE_ADDR") else _no_address
+    return is_ratelimited(raw, group="practice.grade", key=key, rate=GRADE_RATE, increment=True)
+
+
+def _own_mock(request: Request, pk: Any) -> MockSession:
+    try:
+        return mock.get(user=request.user, pk=pk)
+    except MockSession.DoesNotExist as exc:
+        raise NotFound("No such mock interview.") from exc
+
+
+def _mock_response(request: Request, pk: Any, status_code: int = status.HTTP_200_OK) -> Response:
+    session = _own_mock(request, pk)  # fetched again: the items as the service left them
+    data = call_service(
+        lambda: MockSessionDetailSerializer(session, context={"request": request}).data
+    )
+    return Response(data, status=status_code)
+
+
+def _plan_payload(plan: CramPlan | None) -> dict[str, Any]:
+    if plan is None:
+        return {"plan": None}
+    pv = cram.view(plan)
+    return {
+        "plan": {
+            "id": plan.pk,
+            "interview_on": plan.interview_on,
+            "tracks": plan.track_slugs,
+            "created_at": plan.created_at,
+            "today": pv.today,
+            "days_left": pv.days_left,
+            "done": pv.done,
+            "total": pv.total,
+            "percent": pv.percent,
+            "behind": pv.behind,
+            "days": [{"day": day, "items": items} for day, items in pv.days],
+        }
+    }
+
+
+# --- Graded practice -------------------------------------------------------------------------
+
+
+class VariantView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Your numbers for a calculation question (anonymous visitors: per session)",
+        parameters=[VariantQuerySerializer],
+        responses=VariantSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        question = practice_question(pk)
+        query = validated(VariantQuerySerializer, request.query_params)
+        asked = call_service(
+            graded.variant,
+            user=request.user,
+            session=request.session,
+            question=question,
+            number=query.get("attempt"),
+            follow_up=query.get("follow_up"),
+        )
+        return Response(VariantSerializer(_variant_payload(asked)).data)
+
+
+class NewAttemptView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Draw new numbers: the next attempt",
+        request=None,
+        responses={201: VariantSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        question = practice_question(pk)
+        asked = call_service(
+            graded.new_attempt, user=request.user, session=request.session, question=question
+        )
+        return Response(
+            VariantSerializer(_variant_payload(asked)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class AnswerListView(generics.ListAPIView):
+    serializer_class = NumericAnswerSerializer
+
+    def get_permissions(self):
+        # AllowAny, not [], for the public write: the schema generator declares an operation
+        # public only when it sees AllowAny.
+        return [AllowAny()] if self.request.method == "POST" else [IsAuthenticated()]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator
+            return NumericAnswer.objects.none()
+        return NumericAnswer.objects.filter(
+            draw__user=self.request.user,
+            draw__question__in=published_questions(),
+        ).select_related("draw__question__track")
+
+    @extend_schema(
+        summary="Your numeric answers, newest first (the right number only where you may "
+        "read the answer)",
+        tags=TAGS,
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Grade a numeric answer to your current (or a given) attempt; stored and "
+        "scheduled for review when signed in; rate limited",
+        request=NumericAnswerWriteSerializer,
+        responses=GradeSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if grading_rate_limited(request):
+            raise ApiError(
+                "rate_limited",
+                "That is a lot of answers in a minute; wait a moment.",
+                status_code=status.HTTP_429_TOO_MANY_REQUESTS,
+                headers={"Retry-After": "60"},
+            )
+        data = validated(NumericAnswerWriteSerializer, request.data)
+        question = published_questions().select_related("track").filter(pk=data["question"]).first()
+        if question is None or not has_practice(question):
+            raise ApiError(
+                "invalid",
+                "The request has invalid fields.",
+                {"question": ["No published question with graded practice has this id."]},
+            )
+        result = call_service(
+            graded.answer,
+            user=request.user,
+            session=request.session,
+            question=question,
+            value=data["value"],
+            unit=data["unit"],
+            number=data.get("attempt"),
+            follow_up=data.get("follow_up"),
+        )
+        return Response(GradeSerializer(_grade_payload(result)).data)
+
+
+class KeyPointsView(APIView):
+    def get_permissions(self):
+        return [IsAuthenticated()] if self.request.method == "POST" else [AllowAny()]
+
+    @extend_schema(
+        summary="A question's key points ([] when you may not read its answer) and your "
+        "latest score",
+        responses=KeyPointsSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        question = get_question(pk)
+        last = graded.last_key_points(user=request.user, question=question)
+        return Response(
+            {
+                "key_points": graded.key_points_for(request.user, question),
+                "last": KeyPointScoreSerializer(last).data if last is not None else None,
+            }
+        )
+
+    @extend_schema(
+        summary="Score the key points your answer made; schedules the next review",
+        request=KeyPointsWriteSerializer,
+        responses={201: KeyPointScoreSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = validated(KeyPointsWriteSerializer, request.data)
+        question = get_question(pk)
+        score = call_service(
+            graded.key_points_score, user=request.user, question=question, made=data["made"]
+        )
+        return Response(KeyPointScoreSerializer(score).data, status=status.HTTP_201_CREATED)
+
+
+# --- Mock interviews -------------------------------------------------------------------------
+
+
+class MockListView(generics.ListAPIView):
+    permission_classes = [IsAuthenticated]
+    serializer_class = MockSessionSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator
+            return MockSession.objects.none()
+        return MockSession.objects.filter(user=self.request.user).prefetch_related("items")
+
+    @extend_schema(summary="Your mock interviews, newest first", tags=TAGS)
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Start a mock interview: questions you may read, drawn at random",
+        request=MockStartSerializer,
+        responses={201: MockSessionDetailSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = validated(MockStartSerializer, request.data)
+        session = call_service(
+            mock.start,
+            user=request.user,
+            size=data["size"],
+            minutes=data["minutes"],
+            track=data["track"],
+            difficulty=data["difficulty"],
+            kind=data["kind"],
+        )
+        return _mock_response(request, session.pk, status.HTTP_201_CREATED)
+
+
+class MockDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="A mock interview: its stage, the questions, the summary when done",
+        responses=MockSessionDetailSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return _mock_response(request, pk)
+
+
+class MockAnswerView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Answer the current question (its number graded if it asks one)",
+        request=MockAnswerWriteSerializer,
+        responses=MockSessionDetailSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = validated(MockAnswerWriteSerializer, request.data)
+        session = _own_mock(request, pk)
+        call_service(
+            mock.answer,
+            user=request.user,
+            session=session,
+            position=data["position"],
+            response=data["response"],
+            value=data.get("value"),
+            unit=data.get("unit"),
+            http_session=request.session,
+        )
+        return _mock_response(request, pk)
+
+
+class MockFinishView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Tick the key points made for every question and close the interview",
+        request=MockFinishSerializer,
+        responses=MockSessionDetailSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = validated(MockFinishSerializer, request.data)
+        session = _own_mock(request, pk)
+        call_service(mock.finish, user=request.user, session=session, ticks=data["ticks"])
+        return _mock_response(request, pk)
+
+
+# --- Cram plans ------------------------------------------------------------------------------
+
+
+class CramPlanView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Your current cram plan, day by day (plan is null without one)",
+        responses=CramPlanStateSerializer,
+        tags=TAGS,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(CramPlanStateSerializer(_plan_payload(cram.active(request.user))).data)
+
+    @extend_schema(
+        summary="Make a cram plan up to an interview date (replaces the current one); "
+        "FSRS reviews are not rescheduled",
+        request=CramPlanWriteSerializer,
+        responses={201: CramPlanStateSerializer},
+        tags=TAGS,
+    )
+    def post(self, request: Request) -> Response:
+        data = validated(CramPlanWriteSerializer, request.data)
+        plan = call_service(
+            cram.create,
+            user=request.user,
+            interview_on=data["interview_on"],
+            track_slugs=data["tracks"],
+        )
+        return Response(
+            CramPlanStateSerializer(_plan_payload(plan)).data, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(
+        summary="End the current cram plan (nothing to do without one)",
+        request=None,
+        responses={
+            204: None,
+            # a JSON body is parsed (and refused when malformed) by the CSRF check
+            400: OpenApiResponse(response=ERROR_REF, description="A malformed request body."),
+        },
+        tags=TAGS,
+    )
+    def delete(self, request: Request) -> Response:
+        plan = cram.active(request.user)
+        if plan is not None:
+            call_service(cram.archive, user=request.user, plan=plan)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CramItemView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Mark an item of your plan done (or not); its review schedule is untouched",
+        request=CramItemWriteSerializer,
+        responses=CramItemSerializer,
+        tags=TAGS,
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        data = validated(CramItemWriteSerializer, request.data)
+        try:
+            item = cram.mark_done(user=request.user, item_id=pk, done=data["done"])
+        except PermissionDenied as exc:  # not an item of this learner's plan
+            raise NotFound("No such item.") from exc
+        return Response(CramItemSerializer(item).data)
