@@ -83,3 +83,34 @@ def test_anonymous_policy_matches_the_brief(gated):
     anon = AnonymousUser()
     for q in gated.questions:
         assert policy.can_read(anon, q) is (q.access in READS["anonymous"])
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_graded_answers_keep_locked_numbers_steps_and_points(gated, client_for, tier):
+    """Trying a variant is open to all; the right number, the worked steps and the key
+    points of a question the viewer may not read never come back, in the page or the API."""
+    client = client_for(None) if tier == "anonymous" else client_as(client_for, tier)
+    for q in gated.questions:
+        readable = q.access in READS[tier]
+        page = client.post(
+            f"/practice/questions/{q.pk}/numbers/", {"value": "1", "unit": "GB", "attempt": 1}
+        )
+        api = client.post(
+            "/api/v1/practice/answers/",
+            {"question": q.pk, "value": 1, "unit": "GB", "attempt": 1},
+            content_type="application/json",
+        )
+        assert page.status_code == 200 and api.status_code == 200, (page, api.content)
+        html, body = page.content.decode(), api.json()
+        for text in (html, api.content.decode()):
+            assert q.answer_marker not in text
+            assert (q.points_marker in text) is False
+        assert ("Worked steps" in html) is readable, (tier, q.access)
+        assert ("The right answer" in html) is readable
+        assert (body["expected"] is not None) is readable
+        assert bool(body["steps"]) is readable
+        assert body["correct"] is False
+        variant = client.get(f"/api/v1/practice/questions/{q.pk}/variant/")
+        assert variant.status_code == 200 and "{" not in variant.json()["prompt"]
+        detail = client.get(f"/api/v1/questions/{q.pk}/").json()
+        assert (q.points_marker in str(detail.get("key_points"))) is readable

@@ -85,6 +85,19 @@ URLS: dict[str, Entry] = {
         (405, 405, 405, 405),
         "post",
     ),
+    "community/questions/<int:pk>/key-points/": (
+        "/community/questions/{w.open_q.pk}/key-points/",
+        (405, 405, 405, 405),
+        "post",
+    ),
+    "practice/questions/<int:pk>/numbers/": (
+        "/practice/questions/{w.premium_q.pk}/numbers/",
+        (200, 200, 200, 200),
+        "post",
+    ),
+    "practice/mock/": ("/practice/mock/", (302, 200, 200, 200), "post"),
+    "practice/mock/<int:pk>/": ("/practice/mock/{w.mock.pk}/", (302, 200, 404, 404), "post"),
+    "practice/cram/": ("/practice/cram/", (302, 200, 200, 200), "post"),
     "community/questions/<int:pk>/rate/": (
         "/community/questions/{w.open_q.pk}/rate/",
         (405, 405, 405, 405),
@@ -156,6 +169,44 @@ URLS: dict[str, Entry] = {
         "/api/v1/questions/{w.open_q.pk}/practice/",
         (403, 200, 200, 200),
         "put",
+    ),
+    "api/v1/practice/questions/<int:pk>/variant/": (
+        "/api/v1/practice/questions/{w.premium_q.pk}/variant/",
+        (200, 200, 200, 200),
+        "",
+    ),
+    "api/v1/practice/questions/<int:pk>/new-attempt/": (
+        "/api/v1/practice/questions/{w.open_q.pk}/new-attempt/",
+        (405, 405, 405, 405),
+        "post",
+    ),
+    "api/v1/practice/questions/<int:pk>/key-points/": (
+        "/api/v1/practice/questions/{w.premium_q.pk}/key-points/",
+        (200, 200, 200, 200),
+        "post",
+    ),
+    "api/v1/practice/answers/": ("/api/v1/practice/answers/", (403, 200, 200, 200), "post"),
+    "api/v1/practice/mocks/": ("/api/v1/practice/mocks/", (403, 200, 200, 200), "post"),
+    "api/v1/practice/mocks/<int:pk>/": (
+        "/api/v1/practice/mocks/{w.mock.pk}/",
+        (403, 200, 404, 404),
+        "",
+    ),
+    "api/v1/practice/mocks/<int:pk>/answer/": (
+        "/api/v1/practice/mocks/{w.mock.pk}/answer/",
+        (403, 405, 405, 405),
+        "post",
+    ),
+    "api/v1/practice/mocks/<int:pk>/finish/": (
+        "/api/v1/practice/mocks/{w.mock.pk}/finish/",
+        (403, 405, 405, 405),
+        "post",
+    ),
+    "api/v1/practice/plans/": ("/api/v1/practice/plans/", (403, 200, 200, 200), "post delete"),
+    "api/v1/practice/plans/items/<int:pk>/": (
+        "/api/v1/practice/plans/items/{w.cram_item.pk}/",
+        (403, 405, 405, 405),
+        "post",
     ),
     "api/v1/questions/<int:pk>/progress/": (
         "/api/v1/questions/{w.open_q.pk}/progress/",

@@ -4,6 +4,8 @@ have an entry, so a new URL without an expectation fails)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from dataclasses import dataclass
 
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -39,6 +41,8 @@ class World:
     comment: object
     purchase: object
     run: object
+    mock: object
+    cram_item: object
 
 
 def build_world(owner) -> World:
@@ -48,10 +52,29 @@ def build_world(owner) -> World:
     from tests.factories import ConceptFactory, GuideItemFactory, QuestionFactory, TrackFactory
 
     track = TrackFactory(slug="sec-track")
+    from inferview.community.models import CramItem, CramPlan, MockItem, MockSession
+    from tests.community.test_graded_practice import POINTS, SPEC
+
     qs = [
-        QuestionFactory(track=track, number=n, slug=f"sec-q{n}", access=a)
+        QuestionFactory(
+            track=track,
+            number=n,
+            slug=f"sec-q{n}",
+            access=a,
+            kind="calculation",
+            practice=SPEC,
+            key_points=POINTS,
+        )
         for n, a in enumerate(["open", "account", "premium"], start=1)
     ]
+    mock = MockSession.objects.create(user=owner)
+    MockItem.objects.create(session=mock, position=1, question=qs[0])
+    plan = CramPlan.objects.create(
+        user=owner, interview_on=dt.date.today() + dt.timedelta(days=5), track_slugs=[track.slug]
+    )
+    cram_item = CramItem.objects.create(
+        plan=plan, question=qs[0], day=dt.date.today(), reason="new"
+    )
     item = GuideItemFactory(section__guide__slug="sec-guide")
     run = CalculationRun.objects.create(
         calculator="roofline", inputs={}, inputs_hash="0" * 64, requested_by=owner
@@ -74,4 +97,6 @@ def build_world(owner) -> World:
             amount=2500,
         ),
         run=run,
+        mock=mock,
+        cram_item=cram_item,
     )

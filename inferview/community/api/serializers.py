@@ -465,9 +465,10 @@ class MockStartSerializer(serializers.Serializer):
 
 
 class MockFiltersSerializer(serializers.Serializer):
-    track = serializers.CharField(allow_blank=True)
-    difficulty = serializers.CharField(allow_blank=True)
-    kind = serializers.CharField(allow_blank=True)
+    # a session's filters hold only what was chosen: a missing one reads as "any"
+    track = serializers.CharField(allow_blank=True, default="")
+    difficulty = serializers.CharField(allow_blank=True, default="")
+    kind = serializers.CharField(allow_blank=True, default="")
 
 
 class MockNumericSerializer(serializers.Serializer):
