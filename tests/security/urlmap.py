@@ -5,7 +5,6 @@ have an entry, so a new URL without an expectation fails)."""
 from __future__ import annotations
 
 import datetime as dt
-
 from dataclasses import dataclass
 
 from django.urls import URLPattern, URLResolver, get_resolver
