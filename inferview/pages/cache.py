@@ -10,8 +10,15 @@ a hit costs one cache round trip, and an entry from an older version is a miss. 
 it is a plain 200 that sets no cookie and used no CSRF token (so no visitor's token is
 handed to another), and never while a flash message waits for the visitor.
 
-Signed-in readers get live pages; their expensive parts (rendered Markdown, the paywall
-counts, up next) are cached or precomputed below the page.
+Signed-in readers get their own copies (``personal``): keyed by the user, their tier and
+a hash of their CSRF cookie (so the form tokens in the page stay valid for the browser it
+is served to), and holding two versions: the content version and the reader's own
+version, which ``PersonalVersionMiddleware`` moves after every unsafe request the reader
+makes (a bookmark, a rating, a comment, a graded answer, a setting: whatever they wrote,
+their next page is rendered afresh). Writes that do not come from the reader reach the
+page another way: a tier change through the key (a new tier is a new key), a moderator's
+or another reader's comment through the content version. What only time changes (a review
+falling due) is bounded by PERSONAL_SECONDS.
 """
 
 from __future__ import annotations
@@ -22,14 +29,18 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 
-from inferview.access import pricing
+from inferview.access import policy, pricing
 from questions import content_version
 
 logger = logging.getLogger(__name__)
 PAGE_SECONDS = 600  # also bounds how late a "New" badge can appear or go
+PERSONAL_SECONDS = 300  # also bounds how late a review falling due shows on a page
+USER_VERSION = "user-version:{}"
 
 
 def _key(request: HttpRequest) -> str:
@@ -44,25 +55,136 @@ def _has_pending_messages(request: HttpRequest) -> bool:
     return bool(session is not None and session.session_key and session.get("_messages"))
 
 
-def _cacheable(request: HttpRequest, response: HttpResponse) -> bool:
-    return (
+def _cacheable(request: HttpRequest, response: HttpResponse, personal: bool = False) -> bool:
+    """A plain 200 that sets no cookie. An anonymous copy must not hold a CSRF token (it is
+    shared); a personal one may, since it only goes back to the browser whose cookie the
+    token belongs to, unless the token was (re)issued by this response."""
+    plain = (
         response.status_code == 200
         and not response.cookies
         and not getattr(response, "streaming", False)
+    )
+    if personal:
+        # get_token() flags the cookie for renewal on every page with a form; what matters
+        # is that the secret is the one the browser already holds (not rotated by a login)
+        cookie = request.COOKIES.get(settings.CSRF_COOKIE_NAME)
+        return plain and bool(cookie) and request.META.get("CSRF_COOKIE") == cookie
+    return (
+        plain
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
         and not request.META.get("CSRF_COOKIE_USED")
     )
 
 
+def bump_user(user_pk: Any) -> None:
+    """Retire every page cached for this reader (their own writes changed what it shows)."""
+    key = USER_VERSION.format(user_pk)
+    try:
+        try:
+            cache.incr(key)
+        except ValueError:
+            cache.set(key, 2, timeout=PERSONAL_SECONDS * 4)
+    except Exception:  # cached copies then expire on PERSONAL_SECONDS
+        logger.warning("reader's page version not moved: cache unreachable", exc_info=True)
+
+
+class PersonalVersionMiddleware:
+    """After any unsafe request by a signed-in reader, retire their cached pages; signing
+    in or out does the same (the user seen before or after the request)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method in ("GET", "HEAD", "OPTIONS", "TRACE"):
+            return self.get_response(request)
+        before = getattr(request, "user", None)
+        before_pk = before.pk if before is not None and before.is_authenticated else None
+        response = self.get_response(request)
+        after = getattr(request, "user", None)
+        after_pk = after.pk if after is not None and after.is_authenticated else None
+        for pk in {before_pk, after_pk} - {None}:
+            bump_user(pk)
+        return response
+
+
+def _bump_owner(sender: Any, instance: Any, **kwargs: Any) -> None:
+    owner = getattr(instance, "user_id", None) or getattr(instance, "author_id", None)
+    if owner is not None:
+        bump_user(owner)
+
+
+# Writes that do not come through a request of the reader (the shell, admin, a service
+# called from a task) retire their pages too. Connected when this module loads, which the
+# middleware setting makes happen as a web process starts.
+for _model in (
+    "community.Bookmark",
+    "community.Progress",
+    "community.ReviewCard",
+    "community.Attempt",
+    "community.DifficultyVote",
+    "community.Comment",
+    "community.Draw",
+    "community.KeyPointScore",
+    "community.MockSession",
+    "community.CramPlan",
+):
+    post_save.connect(_bump_owner, sender=_model, dispatch_uid=f"personal-page:{_model}")
+    post_delete.connect(_bump_owner, sender=_model, dispatch_uid=f"personal-page-d:{_model}")
+
+
+def _personal_key(request: HttpRequest, tier: int) -> str | None:
+    csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME)
+    if not csrf:
+        return None  # the page would set the cookie: render live
+    token = hashlib.sha256(csrf.encode()).hexdigest()[:16]
+    path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
+    currency = pricing.viewer_currency(request)
+    return f"page:user:v1:{request.user.pk}:{tier}:{token}:{currency}:{path}"
+
+
+def _personal(view: Callable[..., HttpResponse], request: HttpRequest, *args: Any, **kwargs: Any):
+    key = _personal_key(request, int(policy.viewer_tier(request.user)))
+    if key is None:
+        return view(request, *args, **kwargs)
+    user_key = USER_VERSION.format(request.user.pk)
+    try:
+        found = cache.get_many([content_version.KEY, user_key, key])
+        if user_key not in found:
+            cache.add(user_key, 1, timeout=PERSONAL_SECONDS * 4)
+            found[user_key] = cache.get(user_key)
+    except Exception:
+        logger.warning("personal page cache read failed; rendering live", exc_info=True)
+        return view(request, *args, **kwargs)
+    versions = (found.get(content_version.KEY) or content_version.current(), found[user_key])
+    if not versions[0] or not versions[1]:
+        return view(request, *args, **kwargs)
+    hit = found.get(key)
+    if hit is not None and hit[:2] == versions:
+        response = HttpResponse(hit[3], content_type=hit[2])
+        response["X-Page-Cache"] = "hit"
+        return response
+    response = view(request, *args, **kwargs)
+    if _cacheable(request, response, personal=True):
+        try:
+            cache.set(
+                key, (*versions, response["Content-Type"], response.content), PERSONAL_SECONDS
+            )
+        except Exception:
+            logger.warning("personal page cache write failed", exc_info=True)
+    return response
+
+
 def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Serve and store whole pages for anonymous GET requests (see the module docstring)."""
+    """Serve and store whole pages for GET requests: one copy per tier for anonymous
+    readers, one per reader for signed-in ones (see the module docstring)."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.method != "GET" or request.user.is_authenticated:
+        if request.method != "GET" or _has_pending_messages(request):
             return view(request, *args, **kwargs)
-        if _has_pending_messages(request):
-            return view(request, *args, **kwargs)
+        if request.user.is_authenticated:
+            return _personal(view, request, *args, **kwargs)
         key = _key(request)
         try:
             found = cache.get_many([content_version.KEY, key])

@@ -6,6 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from inferview.community.practice import services as practice_services
+from inferview.pages.cache import bump_user
 from questions import content_version, similarity
 from tests.community.factories import BookmarkFactory, CommentFactory
 from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserFactory
@@ -76,11 +77,16 @@ def test_question_page_query_count_is_fixed(client_for, signed_in, django_assert
         if signed_in:
             # Warm: up next and the discussion page come from the derived cache; what is
             # left is the learner's own state and the content the page shows.
+            bump_user(user.pk)  # retire the reader's own page copy: measure the render
             with CaptureQueriesContext(connection) as warm:
                 assert client.get(q.get_absolute_url()).status_code == 200
             assert len(warm.captured_queries) == MAX_SIGNED_IN_WARM, [
                 w["sql"][:120] for w in warm.captured_queries
             ]
+            # ...and the reader's next visit is their cached copy: session, user, tier
+            with CaptureQueriesContext(connection) as hit:
+                response = client.get(q.get_absolute_url())
+            assert response["X-Page-Cache"] == "hit" and len(hit.captured_queries) == 3
     assert counts[0] == counts[10] == counts[500] == limit, counts
 
 

@@ -129,3 +129,107 @@ def test_a_page_with_a_csrf_token_is_not_stored(client, rf):
         request.user = AnonymousUser()
         view(request)
     assert len(calls) == 2
+
+
+# --- signed-in readers: one copy per reader ---------------------------------------------
+
+
+def personal_client(client_for, user):
+    """A signed-in browser that already holds its CSRF cookie (as after any first page)."""
+    c = client_for(user)
+    c.get("/")
+    return c
+
+
+@pytest.mark.django_db
+def test_a_signed_in_reader_s_second_visit_is_their_own_cached_copy(client_for, free_user):
+    q = QuestionFactory(access="account", answer="Account-level reasoning.")
+    c = personal_client(client_for, free_user)
+    first, _ = get(c, q.get_absolute_url())
+    assert first.get("X-Page-Cache") is None
+    with CaptureQueriesContext(connection) as queries:
+        second, html = get(c, q.get_absolute_url())
+    assert second["X-Page-Cache"] == "hit" and "Account-level reasoning." in html
+    # the session, the user and the tier: nothing of the page itself
+    assert len(queries) == 3, [x["sql"] for x in queries]
+    # the form tokens in the cached copy are valid for this browser
+    token = html.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    c_check = c.post(
+        f"/community/questions/{q.pk}/difficulty/",
+        {"felt": "harder", "csrfmiddlewaretoken": token},
+        enforce_csrf_checks=True,
+    )
+    assert c_check.status_code == 302
+
+
+@pytest.mark.django_db
+def test_the_reader_s_own_write_retires_their_copy(client_for, free_user):
+    q = QuestionFactory(access="open")
+    c = personal_client(client_for, free_user)
+    get(c, q.get_absolute_url())
+    _, before = get(c, q.get_absolute_url())
+    assert "bookmark-button is-on" not in before
+    c.post("/community/bookmarks/toggle/", {"question": q.pk})
+    response, html = get(c, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None
+    assert "bookmark-button is-on" in html
+
+
+@pytest.mark.django_db
+def test_a_copy_is_never_served_to_another_reader_or_after_a_tier_change(
+    client_for, free_user, verified_user
+):
+    from inferview.access.services import grant_premium
+
+    q = QuestionFactory(access="premium", answer="The premium reasoning.")
+    c = personal_client(client_for, free_user)
+    get(c, q.get_absolute_url())
+    _, cached = get(c, q.get_absolute_url())
+    assert "The premium reasoning." not in cached
+    other = personal_client(client_for, verified_user)
+    response, _ = get(other, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None  # someone else's copy is not theirs
+    grant_premium(user=free_user, granted_by=None, reason="cache test")  # not a request of theirs
+    response, html = get(c, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "The premium reasoning." in html
+
+
+@pytest.mark.django_db
+def test_a_content_change_or_a_new_login_retires_the_copy(client_for, free_user, client):
+    q = QuestionFactory(access="open", title="Old title?")
+    c = personal_client(client_for, free_user)
+    get(c, q.get_absolute_url())
+    get(c, q.get_absolute_url())
+    q.title = "New title?"
+    services.save_content(q)
+    response, html = get(c, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "New title?" in html
+    get(c, q.get_absolute_url())
+    # a browser with another CSRF cookie (another device, or after a login) gets its own
+    fresh = personal_client(client_for, free_user)
+    response, _ = get(fresh, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None
+
+
+@pytest.mark.django_db
+def test_a_waiting_flash_message_is_never_cached_away(client_for, free_user):
+    q = QuestionFactory(access="open")
+    c = personal_client(client_for, free_user)
+    get(c, q.get_absolute_url())
+    get(c, q.get_absolute_url())
+    c.post(f"/community/questions/{q.pk}/key-points/", {"made": ["9"]})  # sets a message
+    _, html = get(c, q.get_absolute_url())
+    assert "no key points yet" in html
+
+
+@pytest.mark.django_db
+def test_a_write_outside_the_reader_s_requests_also_retires_their_copy(client_for, free_user):
+    from inferview.community.bookmarks import services as bookmark_services
+
+    q = QuestionFactory(access="open")
+    c = personal_client(client_for, free_user)
+    get(c, q.get_absolute_url())
+    get(c, q.get_absolute_url())
+    bookmark_services.bookmark_toggle(user=free_user, question=q)  # e.g. from a task or the shell
+    response, html = get(c, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "bookmark-button is-on" in html
