@@ -236,3 +236,64 @@ def test_saving_a_spec_in_admin_runs_the_author_check(
     assert r.status_code == 200
     assert "unknown mistake" in r.content.decode()
     assert PracticeCheck.objects.count() == 1  # a refused edit queues nothing
+
+
+CHECK_SCRIPT = """
+import json
+from django.db import transaction
+from questions.models import Question, Track
+from questions.tasks import schedule_practice_check
+spec = json.loads('''{spec}''')
+track = Track.objects.create(slug="w", title="W", category="serving", summary="S.", order=1)
+with transaction.atomic():
+    q = Question.objects.create(
+        track=track, number=1, slug="q", title="Q?", summary="S.", answer="A.",
+        difficulty="easy", kind="calculation", practice=spec,
+    )
+    schedule_practice_check(q)
+"""
+
+
+@pytest.mark.worker
+def test_the_author_check_runs_in_a_real_worker(tmp_path):
+    """Saving a spec queues questions.check_practice on commit; a real Celery worker (the
+    embedded transport, as ``make run``) runs the 200 seeds and stores the report."""
+    import json
+    import sqlite3
+    import subprocess
+    import time
+
+    from tests.calculators.stack import PYTHON, ROOT, _stop, stack_env
+
+    env = stack_env(tmp_path, redis_url=None)
+    db = tmp_path / "stack.sqlite3"
+    for command in (["migrate", "--noinput", "-v", "0"], ["createcachetable"]):
+        subprocess.run([PYTHON, "manage.py", *command], cwd=ROOT, env=env, check=True, timeout=300)
+    worker = subprocess.Popen(
+        [PYTHON, "-m", "celery", "-A", "inferview", "worker", "-Q", "default", "-c", "1",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning",
+         "-n", f"check-test-{tmp_path.name}@%h"],
+        cwd=ROOT, env=env, stdout=open(tmp_path / "worker.log", "w"), stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        loose = json.dumps({**SPEC, "tolerance": 0.1})
+        subprocess.run(
+            [PYTHON, "manage.py", "shell", "-c", CHECK_SCRIPT.replace("{spec}", loose)],
+            cwd=ROOT, env=env, check=True, timeout=120,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        row = None
+        while time.monotonic() < deadline:
+            with sqlite3.connect(db) as conn:
+                row = conn.execute(
+                    "SELECT status, ok, report FROM questions_practicecheck"
+                ).fetchone()
+            if row and row[0] != "pending":
+                break
+            time.sleep(0.2)
+        assert row and row[0] == "done", (row, (tmp_path / "worker.log").read_text()[-2000:])
+        report = json.loads(row[2])
+        assert row[1] == 0 and report["seeds"] == 200
+        assert "tolerance-accepts-mistake" in {p["kind"] for p in report["problems"]}
+    finally:
+        _stop(worker)
