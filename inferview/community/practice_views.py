@@ -244,6 +244,16 @@ def mock_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 units=asked.spec.units, initial={"unit": asked.spec.unit}
             )
         context["deadline_s"] = session.minutes_per_question * 60
+        if errors:  # give back what was typed: an error must never lose an answer
+            context["posted"] = {
+                "response": request.POST.get("response", ""),
+                "value": request.POST.get("value", ""),
+            }
+            if "numeric_form" in context:
+                context["numeric_form"] = NumericAnswerForm(
+                    units=context["asked"].spec.units,
+                    initial={"unit": request.POST.get("unit") or context["asked"].spec.unit},
+                )
     elif stage == "key-points":
         context["items"] = [
             (i, graded.key_points_for(request.user, i.question)) for i in session.items.all()

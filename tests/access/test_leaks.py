@@ -110,6 +110,8 @@ def test_graded_answers_keep_locked_numbers_steps_and_points(gated, client_for, 
         assert (body["expected"] is not None) is readable
         assert bool(body["steps"]) is readable
         assert body["correct"] is False
+        assert bool(body["direction"]) is readable  # no "too high" hunt for a locked number
+        assert ("too low" in html or "too high" in html) is readable
         variant = client.get(f"/api/v1/practice/questions/{q.pk}/variant/")
         assert variant.status_code == 200 and "{" not in variant.json()["prompt"]
         detail = client.get(f"/api/v1/questions/{q.pk}/").json()

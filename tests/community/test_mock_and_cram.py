@@ -297,3 +297,18 @@ def test_the_author_check_runs_in_a_real_worker(tmp_path):
         assert "tolerance-accepts-mistake" in {p["kind"] for p in report["problems"]}
     finally:
         _stop(worker)
+
+
+def test_a_bad_number_in_a_mock_keeps_what_was_typed(client_for, free_user, db):
+    track = TrackFactory(slug="keep")
+    QuestionFactory(track=track, kind="calculation", practice=SPEC, key_points=POINTS)
+    for _ in range(2):
+        QuestionFactory(track=track, kind="calculation", practice=SPEC, key_points=POINTS)
+    session = mock.start(user=free_user, size=3, track="keep")
+    c = client_for(free_user)
+    url = reverse("community:mock", args=[session.pk])
+    r = c.post(url, {"position": 1, "response": "My long reasoning", "value": "lots", "unit": "GB"})
+    html = r.content.decode()
+    assert r.status_code == 400 and "Enter a number" in html
+    assert "My long reasoning</textarea>" in html and 'value="lots"' in html
+    assert MockItem.objects.get(session=session, position=1).answered_at is None

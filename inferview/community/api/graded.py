@@ -103,7 +103,8 @@ def _grade_payload(result: graded.GradedAnswer) -> dict[str, Any]:
         "follow_up": v.follow_up,
         "correct": result.grade.correct,
         "mistake": mistake_payload(result.grade.mistake),
-        "direction": result.grade.direction,
+        # too high or too low would let repeated guesses close in on a locked number
+        "direction": result.grade.direction if result.may_read else "",
         "answer": _finite(result.grade.answer),
         "unit": v.spec.unit,
         "expected": _finite(result.grade.expected) if result.may_read else None,

@@ -352,7 +352,9 @@ class GradeSerializer(serializers.Serializer):
     mistake = MistakeSerializer(
         allow_null=True, help_text="The usual slip the answer matches, if any"
     )
-    direction = serializers.CharField(help_text='"high", "low", or "" when right')
+    direction = serializers.CharField(
+        help_text='"high", "low", or "" when right (or when the answer is locked for you)'
+    )
     answer = serializers.FloatField(
         allow_null=True, help_text="Your answer converted to the question's unit"
     )
