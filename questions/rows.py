@@ -64,7 +64,7 @@ def _row(q: Any, tools: dict[str, str] | None) -> str:
     url = _e(q.url)
     count = (
         f' · <a href="{url}#discussion-heading" class="comment-count">{comments} comment'
-        f'{"" if comments == 1 else "s"}</a>'
+        f"{'' if comments == 1 else 's'}</a>"
         if comments
         else ""
     )
