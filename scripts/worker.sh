@@ -27,6 +27,21 @@ start() {
   WORKER=$!
 }
 
+# Every descendant of a process, read from /proc (no pkill: procps may be missing).
+descendants() {
+  local parent=$1 stat rest child
+  for stat in /proc/[0-9]*/stat; do
+    rest=$(cat "$stat" 2>/dev/null) || continue
+    rest=${rest##*) }          # after the command name, which may hold spaces
+    set -- $rest               # state ppid ...
+    if [ "${2:-}" = "$parent" ]; then
+      child=${stat#/proc/}; child=${child%/stat}
+      echo "$child"
+      descendants "$child"
+    fi
+  done
+}
+
 stop() {
   trap - TERM INT
   kill -TERM "$WORKER" 2>/dev/null
@@ -38,7 +53,10 @@ stop() {
       kill -QUIT "$WORKER" 2>/dev/null
     fi
     if [ "$waited" -ge "$((STOP_GRACE_DS + 10))" ]; then
-      command -v pkill >/dev/null && pkill -KILL -P "$WORKER" 2>/dev/null
+      # Freeze the main process first, so it cannot fork a new pool child between our
+      # reading its children and killing it; then kill every descendant, then it.
+      kill -STOP "$WORKER" 2>/dev/null
+      for pid in $(descendants "$WORKER"); do kill -KILL "$pid" 2>/dev/null; done
       kill -KILL "$WORKER" 2>/dev/null
       break
     fi

@@ -29,6 +29,19 @@ def process_group_alive(pgid: int) -> bool:
     return False
 
 
+def group_members(pgid: int) -> list[str]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid:
+            out.append(f"{stat.parent.name} {fields[0]} ppid={fields[1]} {cmd}")
+    return out
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
 def test_worker_stops_within_five_seconds(tmp_path, sig):
     log = tmp_path / "worker.log"
@@ -60,7 +73,10 @@ def test_worker_stops_within_five_seconds(tmp_path, sig):
                 break
             time.sleep(0.05)
         elapsed = time.monotonic() - started
-        assert not process_group_alive(proc.pid), "worker still running 10 s after the signal"
+        assert not process_group_alive(proc.pid), (
+            f"worker still running 10 s after the signal: {group_members(proc.pid)}\n"
+            + log.read_text()[-3000:]
+        )
         assert elapsed < 5.0, f"took {elapsed:.1f} s"
     finally:
         if process_group_alive(proc.pid):
