@@ -29,6 +29,10 @@ def process_group_alive(pgid: int) -> bool:
     return False
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def group_members(pgid: int) -> list[str]:
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -58,6 +62,10 @@ def test_worker_stops_within_five_seconds(tmp_path, sig):
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            # A terminal's Ctrl-C reaches a shell whose SIGINT is not ignored; a test run
+            # started in the background (nohup, CI) would hand its ignored SIGINT down, and
+            # a shell cannot trap a signal ignored on entry
+            preexec_fn=_default_sigint,
         )
     try:
         deadline = time.monotonic() + READY_TIMEOUT_S
