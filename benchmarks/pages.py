@@ -106,7 +106,9 @@ def start_gunicorn(env: dict[str, str]) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     proc = subprocess.Popen(
         [str(gunicorn), "benchmarks.wsgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "2",
-         "--worker-class", "sync", "--log-level", "warning"],
+         "--worker-class", "sync", "--log-level", "warning",
+         # as gunicorn.conf.py: the heartbeat file on a disk can stall a worker
+         *(["--worker-tmp-dir", "/dev/shm"] if os.path.isdir("/dev/shm") else [])],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 30
