@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from calculators import grading
 from calculators.model_catalog import MODELS
-from tests.community.test_graded_practice import POINTS, SPEC
+from tests.community.practice_data import POINTS, SPEC
 from tests.factories import QuestionFactory, TrackFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -11,47 +11,8 @@ from django.urls import reverse
 from calculators import grading
 from calculators.model_catalog import MODELS
 from inferview.community.models import Attempt, Draw, KeyPointScore, NumericAnswer, ReviewCard
+from tests.community.practice_data import LOCKED_POINT, SPEC
 from tests.factories import QuestionFactory
-
-SPEC = {
-    "target": {
-        "calculator": "kv_cache",
-        "output": "total_gb",
-        "unit": "GB",
-        "prompt": "How much KV cache does {model} need for {batch_size} sequences of "
-        "{seq_len} tokens at {bytes_per_elem} bytes per element?",
-    },
-    "variables": {
-        "model": ["llama-3.1-8b", "llama-3.1-70b"],
-        "seq_len": [4096, 8192, 32768],
-        "batch_size": {"min": 1, "max": 64},
-    },
-    "tolerance": 0.02,
-    "mistakes": ["bits-for-bytes", "kv-counted-once", "missing-layers", "gb-vs-gib"],
-    "follow_ups": [{"prompt": "Now at 128k context: how much?", "set": {"seq_len": 131072}}],
-}
-POINTS = [
-    "K and V are both cached: two tensors per layer, per KV head.",
-    "Bytes per token is 2 x layers x KV heads x head dim x bytes per element.",
-    "Multiply by tokens per sequence and by the batch for the total.",
-]
-LOCKED_POINT = "A premium point that must never reach a reader without premium."
-
-
-@pytest.fixture
-def open_q(db):
-    return QuestionFactory(kind="calculation", practice=SPEC, key_points=POINTS)
-
-
-@pytest.fixture
-def premium_q(db):
-    return QuestionFactory(
-        kind="calculation",
-        access="premium",
-        practice=SPEC,
-        key_points=[LOCKED_POINT, *POINTS[1:]],
-        answer="PREMIUM-ANSWER-TEXT with its reasoning.",
-    )
 
 
 def url(q, **query):

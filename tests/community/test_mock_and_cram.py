@@ -12,7 +12,7 @@ from django.utils import timezone
 from inferview.community.models import CramItem, KeyPointScore, MockItem, MockSession, ReviewCard
 from inferview.community.practice import cram, mock
 from questions.models import PracticeCheck
-from tests.community.test_graded_practice import POINTS, SPEC
+from tests.community.practice_data import POINTS, SPEC
 from tests.factories import QuestionFactory, TrackFactory
 
 

@@ -23,34 +23,13 @@ from inferview.community.models import (
     ReviewCard,
 )
 from inferview.community.practice import cram, mock
-from tests.community.test_graded_practice import (
-    LOCKED_POINT,
-    POINTS,
-    SPEC,
-    total_gb,
-    variant_on_page,
-)
+from tests.community.practice_data import LOCKED_POINT, POINTS, SPEC
+from tests.community.test_graded_practice import total_gb, variant_on_page
 from tests.factories import QuestionFactory, TrackFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1/practice"
-
-
-@pytest.fixture
-def open_q(db):
-    return QuestionFactory(kind="calculation", practice=SPEC, key_points=POINTS)
-
-
-@pytest.fixture
-def premium_q(db):
-    return QuestionFactory(
-        kind="calculation",
-        access="premium",
-        practice=SPEC,
-        key_points=[LOCKED_POINT, *POINTS[1:]],
-        answer="PREMIUM-ANSWER-TEXT with its reasoning.",
-    )
 
 
 @pytest.fixture

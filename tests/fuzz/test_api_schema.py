@@ -30,7 +30,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from inferview.access.services import grant_premium
 from tests.community.factories import CommentFactory
-from tests.community.test_graded_practice import POINTS, SPEC
+from tests.community.practice_data import POINTS, SPEC
 from tests.factories import (
     ConceptFactory,
     GuideItemFactory,

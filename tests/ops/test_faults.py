@@ -38,7 +38,7 @@ from tests.ops.stack import (
 )
 from tests.ops.support import ROOT, free_port, stop
 
-pytestmark = [pytest.mark.faults, pytest.mark.worker]
+pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.postgres]
 
 KILLS = 20
 POINTS = 8_000  # kv_cache over this many sequence lengths: a few tenths of a second

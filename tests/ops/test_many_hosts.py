@@ -10,7 +10,7 @@ import requests
 
 from tests.ops.stack import RedisServer, Stack, csrf_post, sign_in, stack_env, wait_for_run
 
-pytestmark = pytest.mark.worker
+pytestmark = [pytest.mark.worker, pytest.mark.postgres]
 
 
 @pytest.fixture(scope="module")

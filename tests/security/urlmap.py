@@ -52,7 +52,7 @@ def build_world(owner) -> World:
 
     track = TrackFactory(slug="sec-track")
     from inferview.community.models import CramItem, CramPlan, MockItem, MockSession
-    from tests.community.test_graded_practice import POINTS, SPEC
+    from tests.community.practice_data import POINTS, SPEC
 
     qs = [
         QuestionFactory(
