@@ -331,6 +331,9 @@ def stack_env(workdir: Path, database_url: str, redis_url: str, **extra: str) ->
         # again while they wait out an outage: the per-IP login limit (tested on its own in
         # tests/security) would answer 429 to the test rather than to an attacker
         RATE_LIMIT_LOGIN="10000/m/ip",
+        # ...and sign-ins refused with 503 during an outage count as failed ones, per IP
+        # and per account (ten in 15 minutes by default)
+        RATE_LIMIT_LOGIN_FAILED="10000/15m/ip,10000/15m/key",
         **extra,
     )
 
