@@ -12,6 +12,14 @@ Every failure surfaces as ``CacheUnavailable``. Callers decide what it means:
   treats it as a miss and computes the value live;
 - a counter that protects something (rate limits) cannot be skipped silently, so the
   request is refused with 503 and Retry-After (``inferview.outage``).
+
+allauth's rate limiter guards each counter with a lock, ``cache.add(key + ":lock",
+timeout=10)``, and answers 429 when it cannot take the lock within a second. A paused
+Redis keeps a command in its socket buffer and runs it when it resumes, so the lock of a
+sign-in that failed with 503 during the pause is set afterwards, held by nobody: for ten
+seconds every sign-in from that address (or for that account) would get 429. Here those
+locks live ``RATE_LIMIT_LOCK_MS`` instead, well inside the one-second wait; the critical
+section they guard is one read and one write, a few milliseconds.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 BREAKER_SECONDS = 2.0
 DEFAULT_SOCKET_TIMEOUT = 0.5
+RATE_LIMIT_LOCK_MS = 500
 
 
 class CacheUnavailable(ConnectionError):
@@ -76,6 +85,13 @@ class FailFastRedisCacheClient(RedisCacheClient):
         # hung Redis costs one socket timeout, and the breaker handles the outage.
         retry = Retry(NoBackoff(), 1, supported_errors=(self._lib.exceptions.ConnectionError,))
         return self._client(connection_pool=self._get_connection_pool(write), retry=retry)
+
+    def add(self, key: Any, value: Any, timeout: Any) -> bool:
+        if isinstance(key, str) and ":allauth:rl:" in key and key.endswith(":lock"):
+            client = self.get_client(key, write=True)
+            value = self._serializer.dumps(value)
+            return bool(client.set(key, value, px=RATE_LIMIT_LOCK_MS, nx=True))
+        return bool(super().add(key, value, timeout))
 
     def __getattribute__(self, name: str) -> Any:
         attribute = super().__getattribute__(name)

@@ -185,3 +185,51 @@ def test_a_restarted_redis_serves_the_next_request_on_a_fresh_connection(tmp_pat
         assert cache.get("k") == "again"
     finally:
         server.stop()
+
+
+def test_a_rate_limit_lock_set_late_by_a_paused_redis_does_not_block_sign_in(
+    tmp_path, settings, monkeypatch
+):
+    """A paused Redis runs the buffered ``SET NX`` of allauth's rate-limit lock when it
+    resumes, for a request that already answered 503. The next sign-in must still get the
+    lock within allauth's one-second wait, not 429 for the lock's ten seconds."""
+    import shutil
+
+    import redis
+    from allauth.core.internal.ratelimit import cache_lock
+
+    import inferview.cache
+
+    assert shutil.which("redis-server"), "needs redis-server (apt-get install redis-server)"
+    from tests.ops.stack import RedisServer
+
+    monkeypatch.setattr(inferview.cache, "BREAKER_SECONDS", 0.0)
+    server = RedisServer(tmp_path)
+    server.start()
+    raw = redis.Redis.from_url(server.url, socket_timeout=5)
+    try:
+        settings.CACHES = {
+            "default": {"BACKEND": "inferview.cache.FailFastRedisCache", "LOCATION": server.url}
+        }
+        cache = caches["default"]
+        cache.get("warm")  # a pooled connection, as a running web process has
+        name = "allauth:rl:allauth.account:login:30/60/ip:127.0.0.1"
+        server.pause()
+        try:
+            with pytest.raises(CacheUnavailable), cache_lock(name):
+                pass
+        finally:
+            server.resume()
+        lock_key = cache.make_key(f"{name}:lock")
+        raw.ping()
+        deadline = time.monotonic() + 5
+        while not raw.exists(lock_key):  # Redis serves the buffered socket in its own turn
+            assert time.monotonic() < deadline, "Redis never ran the buffered add"
+        assert 0 < raw.pttl(lock_key) <= inferview.cache.RATE_LIMIT_LOCK_MS
+        with cache_lock(name) as locked:
+            assert locked
+        # any other add keeps the timeout it was given
+        assert cache.add("plain", 1, timeout=60) and raw.ttl(cache.make_key("plain")) > 50
+    finally:
+        raw.close()
+        server.stop()
