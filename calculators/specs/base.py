@@ -285,18 +285,30 @@ def bound_phrase(intensity: float, ridge: float) -> str:
 
 def column_label(point: Point, points: list[Point]) -> str:
     """Name a column by a letter and the inputs that differ ("B (batch_size = 8)"), so the
-    table, the steps, the texts and the chart all refer to it the same way."""
+    table, the steps, the texts and the chart all refer to it the same way.
+
+    Every column of ``points`` is labelled on the first call and the labels kept on the
+    points with the list they were made for: the steps, texts, table and chart ask again
+    for each column, and finding the inputs that differ looks at every column."""
     if len(points) <= 1:
         return "input"
-    letter = "ABCDEFGHIJKL"[(point.index or 0) % 12]
+    kept = point.__dict__.get("_column_label")
+    if kept is not None and kept[0] is points:
+        return kept[1]
     varying = [
         name
         for name in point.spec.input_names
         if len({repr(q.inputs.get(name)) for q in points}) > 1
     ]
-    if not varying:
-        return letter
-    return f"{letter} (" + ", ".join(f"{name} = {point.n(name)}" for name in varying[:3]) + ")"
+    for q in points:
+        letter = "ABCDEFGHIJKL"[(q.index or 0) % 12]
+        label = (
+            f"{letter} (" + ", ".join(f"{name} = {q.n(name)}" for name in varying[:3]) + ")"
+            if varying
+            else letter
+        )
+        q.__dict__["_column_label"] = (points, label)
+    return point.__dict__["_column_label"][1]
 
 
 def part_of_whole_bars(
