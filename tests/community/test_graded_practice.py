@@ -142,7 +142,16 @@ def test_a_right_first_answer_is_good(client_for, free_user, open_q):
 def test_bad_answers_get_a_400_naming_the_field(client, open_q, data, field_text):
     response = client.post(url(open_q), {**data, "attempt": 1})
     assert response.status_code == 400
-    assert field_text in response.content.decode()
+    page = response.content.decode()
+    assert field_text in page
+    # the message is tied to its field for a screen reader, and the typed text is kept
+    field = "unit" if data["unit"] == "ms" else "value"
+    control = re.search(rf'<(?:input|select)[^>]*name="{field}"[^>]*>', page).group(0)
+    assert 'aria-invalid="true"' in control
+    described = re.search(r'aria-describedby="([^"]+)"', control).group(1)
+    assert re.search(rf'id="{described}"[^>]*>[^<]*{field_text}', page)
+    if field == "value" and data["value"]:
+        assert f'value="{data["value"]}"' in control
 
 
 @pytest.mark.parametrize("query", [{"follow_up": 9}, {"attempt": 5}, {"attempt": "x"}])
