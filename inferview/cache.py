@@ -74,8 +74,16 @@ class FailFastRedisCacheClient(RedisCacheClient):
         options.setdefault("socket_timeout", DEFAULT_SOCKET_TIMEOUT)
         super().__init__(servers, **options)
         self.breaker = _Breaker()
+        self._clients: dict[bool, tuple[Any, Any]] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        """One client per connection pool, made once: Django builds a new ``redis.Redis``
+        for every command, which a page that reads its session, its content version and
+        itself pays for three times. A client over a shared pool is safe across threads."""
+        pool = self._get_connection_pool(write)
+        made = self._clients.get(write)
+        if made is not None and made[0] is pool:
+            return made[1]
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
@@ -84,7 +92,9 @@ class FailFastRedisCacheClient(RedisCacheClient):
         # connection the server closed before using it). Timeouts are not retried: a
         # hung Redis costs one socket timeout, and the breaker handles the outage.
         retry = Retry(NoBackoff(), 1, supported_errors=(self._lib.exceptions.ConnectionError,))
-        return self._client(connection_pool=self._get_connection_pool(write), retry=retry)
+        client = self._client(connection_pool=pool, retry=retry)
+        self._clients[write] = (pool, client)
+        return client
 
     def add(self, key: Any, value: Any, timeout: Any) -> bool:
         if isinstance(key, str) and ":allauth:rl:" in key and key.endswith(":lock"):

@@ -28,7 +28,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from questions.models import AccessLevel
 
@@ -68,15 +68,28 @@ def viewer_tier(user: Any) -> Tier:
     cached = getattr(user, _TIER_ATTR, None)
     if cached is not None:
         return cached
-    if user.is_staff or user.is_superuser:
-        tier = Tier.PREMIUM
-    else:
-        from inferview.access.models import Entitlement
+    has_premium = not (user.is_staff or user.is_superuser) and (
+        _active_premium().filter(user=user).exists()
+    )
+    return remember_tier(user, has_premium=has_premium)
 
-        has_premium = Entitlement.objects.filter(
-            user=user, plan="premium", revoked_at__isnull=True
-        ).exists()
-        tier = Tier.PREMIUM if has_premium else Tier.FREE
+
+def _active_premium() -> QuerySet:
+    from inferview.access.models import Entitlement
+
+    return Entitlement.objects.filter(plan="premium", revoked_at__isnull=True)
+
+
+def has_premium_expression() -> Exists:
+    """Whether the outer user row has an active premium entitlement, for ``annotate``: the
+    signed-in reader is loaded with it (``inferview.accounts.backends``), so a page does
+    not run a second query for the tier."""
+    return Exists(_active_premium().filter(user=OuterRef("pk")))
+
+
+def remember_tier(user: Any, *, has_premium: bool) -> Tier:
+    """Memoise the tier of a signed-in ``user`` whose entitlement is already known."""
+    tier = Tier.PREMIUM if user.is_staff or user.is_superuser or has_premium else Tier.FREE
     setattr(user, _TIER_ATTR, tier)
     return tier
 

@@ -139,6 +139,9 @@ if REDIS_URL:
             "LOCATION": os.environ.get("CACHE_REDIS_URL", REDIS_URL),
         }
     }
+    # Sessions read from Redis, kept in the database (inferview.sessions): a signed-in
+    # page, even one served whole from the page cache, then costs no session query.
+    SESSION_ENGINE = "inferview.sessions"
 else:
     # A database cache is shared by every process on the machine, which rate limiting needs.
     CACHES = {
@@ -204,9 +207,11 @@ else:
 
 # --- Auth and accounts ----------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
+# Django's and allauth's backends, loading the reader's tier with the user row in one
+# query (inferview.accounts.backends).
 AUTHENTICATION_BACKENDS = [
-    "django.contrib.auth.backends.ModelBackend",
-    "allauth.account.auth_backends.AuthenticationBackend",
+    "inferview.accounts.backends.ReaderBackend",
+    "inferview.accounts.backends.AllauthReaderBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -64,12 +64,12 @@ def test_question_pages_answer_200_when_the_cache_is_away(client, dead_cache):
 
 
 @pytest.mark.django_db
-def test_posting_a_comment_answers_503_with_retry_after(client_for, free_user, dead_cache):
+def test_posting_a_comment_answers_503_with_retry_after(client_for, free_user, settings):
     question = QuestionFactory()
+    client = client_for(free_user)  # signed in before the cache went away
+    settings.CACHES = DEAD_REDIS
     started = time.monotonic()
-    response = client_for(free_user).post(
-        f"/community/question/{question.pk}/comments/", {"body": "hello"}
-    )
+    response = client.post(f"/community/question/{question.pk}/comments/", {"body": "hello"})
     assert time.monotonic() - started < 2.0
     assert response.status_code == 503 and response["Retry-After"] == "5"
     from inferview.community.models import Comment
@@ -233,3 +233,19 @@ def test_a_rate_limit_lock_set_late_by_a_paused_redis_does_not_block_sign_in(
     finally:
         raw.close()
         server.stop()
+
+
+@pytest.mark.django_db
+def test_signed_in_pages_answer_200_and_stay_signed_in_when_the_cache_is_away(
+    client_for, free_user, settings
+):
+    """The session store falls back to the database and does not write to a cache that
+    is away (Django's cached_db would, unguarded, and answer 503 on every page)."""
+    client = client_for(free_user)  # signed in while the cache was up (locmem)
+    settings.CACHES = DEAD_REDIS
+    question = QuestionFactory(access="account", answer="Account-level reasoning.")
+    response = client.get(question.get_absolute_url())
+    assert response.status_code == 200
+    assert response.wsgi_request.user == free_user
+    assert "Account-level reasoning." in response.content.decode()
+    assert client.get("/dashboard/").status_code == 200

@@ -1,0 +1,55 @@
+"""The signed-in reader is loaded with their tier in one query (inferview.accounts.backends)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from inferview.access import policy
+from inferview.access.policy import Tier
+from inferview.access.services import grant_premium, revoke_all_for_user
+from inferview.accounts.backends import AllauthReaderBackend, ReaderBackend
+from tests.factories import UserFactory
+
+BACKENDS = [ReaderBackend, AllauthReaderBackend]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    ("setup", "tier"),
+    [
+        ("free", Tier.FREE),
+        ("premium", Tier.PREMIUM),
+        ("revoked", Tier.FREE),
+        ("staff", Tier.PREMIUM),
+    ],
+)
+def test_the_tier_comes_with_the_user_and_matches_the_policy(backend, setup, tier):
+    user = UserFactory(is_staff=setup == "staff")
+    if setup in ("premium", "revoked"):
+        grant_premium(user=user, granted_by=None, reason="test")
+    if setup == "revoked":
+        revoke_all_for_user(user=user, reason="refund")
+    with CaptureQueriesContext(connection) as queries:
+        loaded = backend().get_user(user.pk)
+        assert policy.viewer_tier(loaded) == tier
+    assert len(queries) == 1
+    fresh = type(user).objects.get(pk=user.pk)  # the policy's own query agrees
+    assert policy.viewer_tier(fresh) == tier
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_unknown_or_inactive_user_is_nobody(backend):
+    assert backend().get_user(987654) is None
+    assert backend().get_user(UserFactory(is_active=False).pk) is None
+
+
+@pytest.mark.django_db
+def test_a_purchase_shows_on_the_reader_s_next_request(client_for, free_user):
+    client = client_for(free_user)
+    assert policy.viewer_tier(client.get("/").wsgi_request.user) == Tier.FREE
+    grant_premium(user=free_user, granted_by=None, reason="paid")
+    assert policy.viewer_tier(client.get("/").wsgi_request.user) == Tier.PREMIUM
