@@ -6,9 +6,10 @@
 What it does, all in this process tree:
 1. Creates a scratch database ``<name>_bench`` next to DATABASE_URL's, migrates it and
    imports the shipped content (the real pages, real sizes).
-2. Starts gunicorn (2 sync workers, production-like settings with DEBUG off) with the
-   site's URLs plus ``/__bare__/``: a view that returns "ok" through the same middleware
-   stack. That is the floor every page is compared with.
+2. Starts gunicorn with production's ``gunicorn.conf.py`` (2 sync workers, recycled every
+   ~2,000 requests, the application preloaded and warmed) and settings as production runs
+   them (DEBUG off), with the site's URLs plus ``/__bare__/``: a view that returns "ok"
+   through the same middleware stack. That is the floor every page is compared with.
 3. Runs wrk (c=8, 2 threads) against each page in interleaved rounds (a shuffled order per
    round, the bare view measured in every round) and prints, per page, the median
    requests/s, the ratio to the bare view of the same round, and p50/p99 latency.
@@ -105,10 +106,11 @@ def prepare(env: dict[str, str], synthetic: int | None) -> dict[str, str]:
 def start_gunicorn(env: dict[str, str]) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     proc = subprocess.Popen(
-        [str(gunicorn), "benchmarks.wsgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "2",
-         "--worker-class", "sync", "--log-level", "warning",
-         # as gunicorn.conf.py: the heartbeat file on a disk can stall a worker
-         *(["--worker-tmp-dir", "/dev/shm"] if os.path.isdir("/dev/shm") else [])],
+        # production's gunicorn.conf.py (worker recycling, preloading, heartbeat in
+        # /dev/shm), with the 2 sync workers
+        [str(gunicorn), "-c", str(ROOT / "gunicorn.conf.py"), "benchmarks.wsgi",
+         "--bind", f"127.0.0.1:{PORT}", "--workers", "2", "--worker-class", "sync",
+         "--log-level", "warning"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 30
