@@ -15,7 +15,9 @@ Also the memory floor: NumPy reading the same inputs and writing as many outputs
 API half: POST /api/v1/calculators/<slug>/runs/ until the result is stored, with a real
 worker, against a no-op Celery task's round trip (p50 and p95; target: p50 within 1.5x),
 on the embedded filesystem queue (target: under 150 ms) and, when REDIS_URL is set, on
-Redis.
+Redis (with PostgreSQL too when DATABASE_URL names one: the production pair). It also
+prints where the API round trip goes: request to row, row to worker, worker to result,
+result to client.
 """
 
 from __future__ import annotations
@@ -234,18 +236,18 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def _seconds(start: str, end: str) -> float:
+def _epoch(stamp: str) -> float:
+    """Seconds since the epoch of an API timestamp (same machine, same clock as time.time)."""
     from datetime import datetime
 
-    def parse(x: str) -> datetime:
-        return datetime.fromisoformat(x.replace("Z", "+00:00"))
-
-    return (parse(end) - parse(start)).total_seconds()
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
-def api_half(samples: int, redis_url: str | None) -> None:
+def api_half(samples: int, redis_url: str | None, database_url: str | None) -> None:
     """One transport per process (the broker settings are read once): main() runs this
-    script again for the second transport."""
+    script again for the second transport. On Redis with a PostgreSQL DATABASE_URL the
+    stack runs on a scratch database next to it (the production pair); otherwise on
+    its own SQLite file. DEBUG is off (benchmarks.settings) either way."""
     import tempfile
 
     import requests
@@ -253,16 +255,36 @@ def api_half(samples: int, redis_url: str | None) -> None:
     from tests.calculators.stack import running_stack, stack_env
 
     workdir = Path(tempfile.mkdtemp(prefix="calc-bench-"))
+    scratch = None
+    if redis_url and database_url:
+        from urllib.parse import urlparse, urlunparse
+
+        from benchmarks.pages import recreate_database
+
+        parts = urlparse(database_url)
+        name = parts.path.strip("/") + "_calcbench"
+        scratch = urlunparse(parts._replace(path="/" + name))
+        recreate_database(database_url, name)
+    settings_module = "benchmarks.settings"
     # This process talks to the same broker and result store as the stack it starts.
     os.environ.pop("REDIS_URL", None)
     os.environ.pop("DATABASE_URL", None)
-    os.environ.update(stack_env(workdir, redis_url))
+    os.environ.update(
+        stack_env(workdir, redis_url, database_url=scratch, settings_module=settings_module)
+    )
     import django
 
     django.setup()
     from inferview.celery import app
 
-    with running_stack(workdir, redis_url=redis_url, web_workers=2, concurrency=2) as stack:
+    with running_stack(
+        workdir,
+        redis_url=redis_url,
+        web_workers=2,
+        concurrency=2,
+        database_url=scratch,
+        settings_module=settings_module,
+    ) as stack:
         session = requests.Session()
 
         def noop_round_trip() -> float:
@@ -272,7 +294,9 @@ def api_half(samples: int, redis_url: str | None) -> None:
             return time.perf_counter() - t0
 
         counter = iter(range(10**9))
-        inside: list[float] = []
+        #: per round trip: (sent -> row created, created -> worker started,
+        #: started -> result written, written -> client has it), in seconds
+        segments: list[tuple[float, float, float, float]] = []
 
         def api_round_trip() -> float:
             # Distinct inputs every time, or the stored result would answer without a task.
@@ -284,7 +308,7 @@ def api_half(samples: int, redis_url: str | None) -> None:
                 },
                 "preset": "h100-sxm",
             }
-            t0 = time.perf_counter()
+            sent, t0 = time.time(), time.perf_counter()
             response = session.post(
                 stack.api("decode_bound/runs/") + "?wait=5", json=body, timeout=30
             )
@@ -293,30 +317,46 @@ def api_half(samples: int, redis_url: str | None) -> None:
                 time.sleep(0.001)
                 run = session.get(run["url"], timeout=30).json()
             elapsed = time.perf_counter() - t0
+            received = time.time()
             assert run["status"] == "done", run
-            inside.append(_seconds(run["created_at"], run["finished_at"]))
+            created, started, finished = (
+                _epoch(run[k]) for k in ("created_at", "started_at", "finished_at")
+            )
+            segments.append(
+                (created - sent, started - created, finished - started, received - finished)
+            )
             return elapsed
 
         for _ in range(10):  # warm both paths: worker children, connections, imports
             noop_round_trip()
             api_round_trip()
+        del segments[:]
         noop, api = [], []
         for _ in range(samples):  # interleaved, so drift affects both alike
             noop.append(noop_round_trip())
             api.append(api_round_trip())
 
     transport = "Celery + Redis" if redis_url else "Celery + embedded filesystem queue"
-    print(f"API half: {samples} round trips each, {transport}, prefork worker (2 processes)")
+    database = "PostgreSQL" if scratch else "SQLite"
+    print(
+        f"API half: {samples} round trips each, {transport}, {database}, "
+        "prefork worker (2 processes), gunicorn (2 workers), DEBUG off"
+    )
     for label, xs in (("no-op task (send + result)", noop), ("POST run -> stored result", api)):
         print(
             f"  {label:28s} p50 {_percentile(xs, 0.5) * 1000:7.1f} ms   "
             f"p95 {_percentile(xs, 0.95) * 1000:7.1f} ms"
         )
-    print(
-        f"  of which inside the system (row created -> result written): p50 "
-        f"{_percentile(inside[10:], 0.5) * 1000:.1f} ms; the rest is HTTP, Django request "
-        "handling and noticing the result"
+    names = (
+        "request in -> row created (HTTP, validation, insert)",
+        "row created -> worker started (commit, publish, broker)",
+        "worker started -> result written (kernel, steps, write)",
+        "result written -> client has it (notice, serialise, HTTP)",
     )
+    print("  where the API round trip goes (p50 of each part):")
+    for i, name in enumerate(names):
+        part = _percentile([seg[i] for seg in segments], 0.5)
+        print(f"    {name:58s} {part * 1000:6.1f} ms")
     ratio50 = _percentile(api, 0.5) / _percentile(noop, 0.5)
     ratio95 = _percentile(api, 0.95) / _percentile(noop, 0.95)
     print(f"  ratio API / no-op: p50 {ratio50:.2f}x (target <= 1.5x), p95 {ratio95:.2f}x")
@@ -333,7 +373,13 @@ def main() -> None:
     parser.add_argument("--transport", choices=["redis", "embedded"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.transport:  # a child run for one transport
-        api_half(args.samples, os.environ.get("REDIS_URL") if args.transport == "redis" else None)
+        on_redis = args.transport == "redis"
+        database_url = os.environ.get("DATABASE_URL", "")
+        api_half(
+            args.samples,
+            os.environ.get("REDIS_URL") if on_redis else None,
+            database_url if on_redis and database_url.startswith("postgres") else None,
+        )
         return
     if args.grid:
         serving_grid()

@@ -40,10 +40,10 @@ def noop() -> None:
 def _tune_worker(**_: object) -> None:
     # Large sweeps allocate big arrays; keep freed ones for reuse (see calculators.runtime).
     keep_freed_memory()
-    # Settings close SQLite connections after every request (CONN_MAX_AGE=0), and Celery's
-    # Django fixup applies that after every task too, so each run paid for a connect, the
-    # WAL pragmas and a checkpoint on close: more than the computation. A worker process
-    # runs one task at a time, so keeping its one connection open is safe.
+    # Settings close SQLite connections after every request (CONN_MAX_AGE=0), and
+    # inferview.celery applies that around every task too, so each run paid for a connect,
+    # the WAL pragmas and a checkpoint on close: more than the computation. A worker
+    # process runs one task at a time, so keeping its one connection open is safe.
     from django.db import connections
 
     for conn in connections.all():

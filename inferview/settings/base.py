@@ -159,6 +159,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes every database connection before and after every task
+# unless this is set; inferview.celery applies Django's per-request rules instead
+# (CONN_MAX_AGE, health checks), and the fixup's own close then comes once a million tasks.
+CELERY_DB_REUSE_MAX = 1_000_000
 # Publishing must fail fast when the broker is down so the API can answer 503 quickly.
 CELERY_BROKER_CONNECTION_TIMEOUT = 1.0
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

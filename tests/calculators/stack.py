@@ -61,12 +61,20 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=5)
 
 
-def stack_env(workdir: Path, redis_url: str | None) -> dict[str, str]:
+def stack_env(
+    workdir: Path,
+    redis_url: str | None,
+    *,
+    database_url: str | None = None,
+    settings_module: str = "inferview.settings.base",
+) -> dict[str, str]:
+    """The stack's environment: its own SQLite file unless ``database_url`` names another
+    database (benchmarks/calculators.py measures the production pair that way)."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update(
-        DJANGO_SETTINGS_MODULE="inferview.settings.base",
+        DJANGO_SETTINGS_MODULE=settings_module,
         INFERVIEW_VAR_DIR=str(workdir),
-        DATABASE_URL=f"sqlite:///{workdir / 'stack.sqlite3'}",
+        DATABASE_URL=database_url or f"sqlite:///{workdir / 'stack.sqlite3'}",
         DEBUG="true",
         PYTHONPATH=str(ROOT),
         LOG_LEVEL="WARNING",
@@ -85,9 +93,11 @@ def running_stack(
     worker: bool = True,
     web_workers: int = 2,
     concurrency: int = 2,
+    database_url: str | None = None,
+    settings_module: str = "inferview.settings.base",
 ) -> Iterator[Stack]:
     workdir.mkdir(parents=True, exist_ok=True)
-    env = stack_env(workdir, redis_url)
+    env = stack_env(workdir, redis_url, database_url=database_url, settings_module=settings_module)
     subprocess.run(
         [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
