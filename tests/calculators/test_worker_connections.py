@@ -1,0 +1,40 @@
+"""A worker keeps its database connection across tasks under Django's request rules
+(inferview.celery), instead of Celery's fixup closing it around every task."""
+
+from __future__ import annotations
+
+import pytest
+from celery.signals import task_postrun, task_prerun
+from django.db import connection
+
+import inferview.celery  # noqa: F401 - connects the handlers
+
+
+def run_a_task() -> None:
+    task_prerun.send(sender=None, task_id="t", task=None)
+    task_postrun.send(sender=None, task_id="t", task=None)
+
+
+@pytest.fixture
+def closes(monkeypatch):
+    """Records closes (the in-memory SQLite of the tests never really closes)."""
+    calls: list[str] = []
+    monkeypatch.setattr(connection, "close", lambda: calls.append("close"))
+    connection.settings_dict["CONN_MAX_AGE"] = 60
+    connection.ensure_connection()
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_usable_connection_is_kept_across_tasks(closes):
+    connection.close_at = None  # fresh
+    run_a_task()
+    run_a_task()
+    assert closes == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_expired_connection_is_closed_before_the_next_task(closes):
+    connection.close_at = 0  # older than CONN_MAX_AGE, as after a minute's work
+    task_prerun.send(sender=None, task_id="t", task=None)
+    assert closes == ["close"]
