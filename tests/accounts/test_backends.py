@@ -53,3 +53,20 @@ def test_a_purchase_shows_on_the_reader_s_next_request(client_for, free_user):
     assert policy.viewer_tier(client.get("/").wsgi_request.user) == Tier.FREE
     grant_premium(user=free_user, granted_by=None, reason="paid")
     assert policy.viewer_tier(client.get("/").wsgi_request.user) == Tier.PREMIUM
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_id_of_the_wrong_kind_is_nobody(backend):
+    assert backend().get_user("not-a-number") is None
+
+
+@pytest.mark.django_db
+def test_each_reader_gets_their_own_row_from_the_compiled_query():
+    """The query is compiled once; the id bound on each call must be that call's."""
+    first, second = UserFactory(), UserFactory(is_staff=True)
+    grant_premium(user=first, granted_by=None, reason="test")
+    for _ in range(2):
+        assert ReaderBackend().get_user(first.pk).pk == first.pk
+        assert ReaderBackend().get_user(second.pk).pk == second.pk
+    assert policy.viewer_tier(ReaderBackend().get_user(first.pk)) == Tier.PREMIUM
