@@ -301,7 +301,9 @@ def cram_plan(request: HttpRequest) -> HttpResponse:
                 )
             except PermissionDenied as exc:
                 raise Http404("No such item.") from exc
-            return redirect(request.POST.get("back") or reverse("community:cram"))
+            # Always back to the plan: the only form that ticks items is on it, and a
+            # caller-chosen address here would be an open redirect.
+            return redirect("community:cram")
         if form.is_valid():
             try:
                 cram.create(

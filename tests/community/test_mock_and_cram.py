@@ -176,6 +176,22 @@ def test_cram_items_of_someone_else_cannot_be_ticked(
     assert CramItem.objects.get(pk=item.pk).done_at is None
 
 
+def test_ticking_an_item_goes_back_to_the_plan_whatever_back_says(
+    client_for, free_user, track_with_questions
+):
+    plan = cram.create(
+        user=free_user,
+        interview_on=timezone.localdate() + dt.timedelta(days=2),
+        track_slugs=["serving"],
+    )
+    item = plan.items.first()
+    r = client_for(free_user).post(
+        reverse("community:cram"), {"item": item.pk, "back": "https://evil.example/"}
+    )
+    assert (r.status_code, r["Location"]) == (302, reverse("community:cram"))
+    assert CramItem.objects.get(pk=item.pk).done_at is not None
+
+
 def test_the_planner_spreads_evenly_and_orders_due_weak_new():
     start = dt.date(2026, 12, 1)
     cands = [cram.Candidate(i, "new", (i,)) for i in range(5)] + [
