@@ -325,3 +325,137 @@ def test_non_finite_answers_are_never_right():
     v = g.draw(spec, 3)
     assert not g.grade(spec, v, math.inf, "GB").correct
     assert not g.grade(spec, v, math.nan, "GB").correct
+
+
+DECODE = {
+    "target": {
+        "calculator": "decode_bound",
+        "output": "tokens_per_s_total",
+        "unit": "tokens/s",
+        "prompt": "A {params_b}B model in BF16 decodes {batch_size} sequences on 3.35 TB/s, "
+        "each reading 0.5 GB of KV cache a step: how many tokens per second in all?",
+        "inputs": {"bytes_per_param": 2, "bandwidth_tbs": 3.35, "kv_gb_per_seq": 0.5},
+    },
+    "variables": {"params_b": [8, 70], "batch_size": [16, 64, 128]},
+    "mistakes": ["bits-for-bytes"],
+}
+
+ROOFLINE = {
+    "target": {
+        "calculator": "roofline",
+        "output": "attainable_tflops",
+        "unit": "TFLOP/s",
+        "prompt": "A kernel at {intensity} FLOP/byte runs on {peak_tflops} TFLOP/s and "
+        "{bandwidth_tbs} TB/s: what can it attain?",
+    },
+    "variables": {
+        "peak_tflops": [989, 1979],
+        "bandwidth_tbs": [3.35, 4.8],
+        "intensity": [20, 60, 1000],
+    },
+    "mistakes": ["sparse-peak"],
+}
+
+
+def test_token_rates_are_accepted_in_tokens_and_thousands_of_tokens_per_second():
+    spec = g.parse_spec(DECODE)
+    v = {"params_b": 70, "batch_size": 64}
+    ms_per_step = (70 * 2 + 64 * 0.5) / 3.35  # GB / (TB/s) = ms
+    total = 64 * 1000 / ms_per_step
+    assert g.expected(spec, v) == pytest.approx(total)
+    assert g.grade(spec, v, total, "tokens/s").correct
+    assert g.grade(spec, v, total / 1000, "k tokens/s").correct
+    # off by a thousand in either direction is wrong, and not the seconds/ms slip
+    for value, unit in [(total, "k tokens/s"), (total / 1000, "tokens/s")]:
+        result = g.grade(spec, v, value, unit)
+        assert not result.correct and result.mistake is None, (value, unit, result)
+    # a named mistake answered in the other unit is still named
+    bits_ms = (70 * 16 + 64 * 0.5) / 3.35
+    assert g.grade(spec, v, 64 / bits_ms, "k tokens/s").mistake == "bits-for-bytes"
+    assert g.units_like("tokens/s") == ["tokens/s", "k tokens/s"]
+
+
+@pytest.mark.parametrize(
+    ("v", "tflops"),
+    [
+        ({"peak_tflops": 989, "bandwidth_tbs": 3.35, "intensity": 60}, 60 * 3.35),  # memory
+        ({"peak_tflops": 1979, "bandwidth_tbs": 4.8, "intensity": 1000}, 1979),  # compute
+    ],
+)
+def test_compute_rates_are_accepted_in_giga_tera_and_peta_flop_per_second(v, tflops):
+    spec = g.parse_spec(ROOFLINE)
+    assert g.expected(spec, v) == pytest.approx(tflops)
+    for value, unit in [
+        (tflops, "TFLOP/s"),
+        (tflops / 1e3, "PFLOP/s"),
+        (tflops * 1e3, "GFLOP/s"),
+        (tflops * 1e12, "FLOP/s"),
+    ]:
+        assert g.grade(spec, v, value, unit).correct, (value, unit)
+    for value, unit in [(tflops, "PFLOP/s"), (tflops, "GFLOP/s"), (tflops * 1e3, "TFLOP/s")]:
+        assert not g.grade(spec, v, value, unit).correct, (value, unit)
+    with pytest.raises(ValueError, match="cannot be converted"):
+        g.grade(spec, v, tflops, "TB/s")
+
+
+def test_the_sparse_peak_is_named_on_a_compute_bound_roofline_in_pflop_per_second():
+    spec = g.parse_spec(ROOFLINE)
+    v = {"peak_tflops": 989, "bandwidth_tbs": 3.35, "intensity": 1000}
+    assert g.grade(spec, v, 2 * 989 / 1e3, "PFLOP/s").mistake == "sparse-peak"
+
+
+@pytest.mark.parametrize(
+    ("spec", "bad", "fine"),
+    [
+        pytest.param(  # intensity 0 attains nothing: a target of 0
+            ROOFLINE,
+            {"intensity": [60, 0]},
+            {"intensity": [60, 1000]},
+            id="zero",
+        ),
+        pytest.param(  # a KV read that outgrows the compute never turns compute-bound: inf
+            {
+                "target": {
+                    "calculator": "decode_bound",
+                    "output": "compute_bound_batch",
+                    "prompt": "At what batch does decoding a {params_b}B model turn "
+                    "compute-bound, with {kv_gb_per_seq} GB of KV cache read per sequence?",
+                    "inputs": {"bytes_per_param": 2, "bandwidth_tbs": 3.35, "peak_tflops": 989},
+                },
+                "variables": {"params_b": [8, 70], "kv_gb_per_seq": [0.0001, 0.001]},
+            },
+            {"kv_gb_per_seq": [0.0001, 0.5]},
+            {"kv_gb_per_seq": [0.0001, 0.001]},
+            id="infinite",
+        ),
+        pytest.param(  # training FLOP asked in FLOP, not EFLOP: above 1e18
+            {
+                "target": {
+                    "calculator": "training_budget",
+                    "output": "train_flops",
+                    "unit": "FLOP",
+                    "prompt": "How many FLOP does training a {params_b}B model on "
+                    "{tokens_b}B tokens take?",
+                    "inputs": {"peak_tflops": 989, "mfu": 0.4, "gpus": 8},
+                },
+                "variables": {"params_b": [0.001, 0.01], "tokens_b": [1, 10]},
+            },
+            {"params_b": [0.001, 70]},
+            {"params_b": [0.001, 0.01]},
+            id="above-1e18",
+        ),
+    ],
+)
+def test_the_author_check_flags_targets_that_are_absurd_on_some_seeds(spec, bad, fine):
+    def check(variables):
+        parsed = g.parse_spec({**spec, "variables": {**spec["variables"], **variables}})
+        return g.author_check(parsed, seeds=40)
+
+    sound = check(fine)
+    assert "absurd" not in sound["counts"], sound["problems"]
+    report = check(bad)
+    assert not report["ok"]
+    absurd = [p for p in report["problems"] if p["kind"] == "absurd"]
+    assert absurd and 0 < report["counts"]["absurd"] < 40  # some seeds, not all
+    (name, values) = next(iter(bad.items()))
+    assert all(f"{name}={values[1]}" in p["detail"] for p in absurd), absurd
