@@ -23,11 +23,14 @@ def scheduler() -> fsrs.Scheduler:
     return fsrs.Scheduler(enable_fuzzing=getattr(settings, "FSRS_ENABLE_FUZZING", True))
 
 
+# The id plays no part in scheduling; passing one (the row's, or this for a card not yet
+# saved) stops fsrs.Card from sleeping a millisecond to make a unique timestamp id.
+UNSAVED_CARD_ID = 1
+
+
 def card_to_fsrs(card: ReviewCard) -> fsrs.Card:
-    # The id plays no part in scheduling; passing one stops fsrs.Card from sleeping a
-    # millisecond to make a unique timestamp id.
     return fsrs.Card(
-        card_id=card.pk or 1,
+        card_id=card.pk or UNSAVED_CARD_ID,
         state=fsrs.State(card.state),
         step=card.step,
         stability=card.stability,
@@ -46,7 +49,9 @@ def preview_intervals(
     land a little either side once it is past the learning steps.
     """
     now = now or timezone.now()
-    base = card_to_fsrs(card) if card else fsrs.Card(card_id=1, due=now)
+    # A new card is an unsaved row with the model's defaults (learning, step 0), which are
+    # fsrs.Card's; its due date plays no part in its first review.
+    base = card_to_fsrs(card or ReviewCard())
     sched = fsrs.Scheduler(enable_fuzzing=False)
     return {
         r.value: sched.review_card(base, fsrs.Rating(r.value), review_datetime=now)[0].due - now

@@ -86,3 +86,34 @@ def test_the_recording_scheduler_fuzzes_unless_settings_say_not(settings):
     assert scheduling.scheduler().enable_fuzzing is True
     del settings.FSRS_ENABLE_FUZZING
     assert scheduling.scheduler().enable_fuzzing is True
+
+
+def test_a_saved_card_takes_its_row_id_to_fsrs_and_an_unsaved_one_a_fixed_id():
+    saved = review_card()
+    saved.pk = 42
+    assert scheduling.card_to_fsrs(saved).card_id == 42
+    assert scheduling.card_to_fsrs(review_card()).card_id == scheduling.UNSAVED_CARD_ID
+
+
+def test_converting_and_labelling_never_make_fsrs_invent_an_id(monkeypatch):
+    """fsrs.Card given no id makes one from the clock and sleeps a millisecond so the
+    next differs: a page of rating buttons must not pay that per card."""
+
+    def no_sleep(seconds):
+        raise AssertionError(f"fsrs slept {seconds} s to invent a card id")
+
+    monkeypatch.setattr(fsrs.card.time, "sleep", no_sleep)
+    scheduling.card_to_fsrs(review_card())
+    assert scheduling.preview_intervals(card=None, now=T0)[Rating.AGAIN] == dt.timedelta(minutes=1)
+
+
+def test_a_new_cards_labels_are_those_of_a_fresh_fsrs_card():
+    """The learning steps (1 and 10 minutes) and FSRS-6's first intervals, as fsrs
+    schedules a card it has never seen, whenever it is asked."""
+    fresh = fsrs.Scheduler(enable_fuzzing=False)
+    for now in (T0, T0 + dt.timedelta(days=400)):
+        expected = {
+            r.value: fresh.review_card(fsrs.Card(card_id=7), fsrs.Rating(r.value), now)[0].due - now
+            for r in Rating
+        }
+        assert scheduling.preview_intervals(card=None, now=now) == expected
