@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .api import discovery, discussion, graded, learning
+from .api import cram, discovery, discussion, graded, learning, mock
 
 urlpatterns = [
     path("bookmarks/", learning.BookmarkListView.as_view(), name="api-bookmarks"),
@@ -50,14 +50,14 @@ urlpatterns = [
         name="api-practice-key-points",
     ),
     path("practice/answers/", graded.AnswerListView.as_view(), name="api-practice-answers"),
-    path("practice/mocks/", graded.MockListView.as_view(), name="api-mocks"),
-    path("practice/mocks/<int:pk>/", graded.MockDetailView.as_view(), name="api-mock"),
+    path("practice/mocks/", mock.MockListView.as_view(), name="api-mocks"),
+    path("practice/mocks/<int:pk>/", mock.MockDetailView.as_view(), name="api-mock"),
     path(
-        "practice/mocks/<int:pk>/answer/", graded.MockAnswerView.as_view(), name="api-mock-answer"
+        "practice/mocks/<int:pk>/answer/", mock.MockAnswerView.as_view(), name="api-mock-answer"
     ),
     path(
-        "practice/mocks/<int:pk>/finish/", graded.MockFinishView.as_view(), name="api-mock-finish"
+        "practice/mocks/<int:pk>/finish/", mock.MockFinishView.as_view(), name="api-mock-finish"
     ),
-    path("practice/plans/", graded.CramPlanView.as_view(), name="api-cram-plan"),
-    path("practice/plans/items/<int:pk>/", graded.CramItemView.as_view(), name="api-cram-item"),
+    path("practice/plans/", cram.CramPlanView.as_view(), name="api-cram-plan"),
+    path("practice/plans/items/<int:pk>/", cram.CramItemView.as_view(), name="api-cram-item"),
 ]

@@ -3,5 +3,9 @@ discussions, difficulty tallies, up next and search are readable by everyone who
 the item. Service errors become the shared error shape via ``ApiError``.
 
 Split by sub-domain: ``learning`` (personal: bookmarks, practice, reviews, dashboard),
-``discussion`` (comments, reports, difficulty) and ``discovery`` (up next, search).
+``discussion`` (comments, reports, difficulty), ``discovery`` (up next, search), and
+graded practice: ``graded`` (variants, answers, key points), ``mock`` (mock interviews),
+``cram`` (cram plans). ``serializers`` serves the first three; the graded-practice
+modules each have their own (``graded_serializers``, ``mock_serializers``,
+``cram_serializers``).
 """

@@ -1,6 +1,7 @@
-"""Graded practice, key points, mock interviews and cram plans, under ``/api/v1/practice/``.
+"""Graded practice and key points, under ``/api/v1/practice/`` (mock interviews and cram
+plans are ``api.mock`` and ``api.cram``).
 
-Thin adapters over ``community.practice.graded`` / ``mock`` / ``cram``, as the HTML views
+Thin adapters over ``community.practice.graded``, as the HTML views
 in ``community.practice_views`` are: the services validate (errors name their field), write
 atomically and apply the access policy. A question's expected number, worked steps and key
 points are part of its answer: a viewer who may not read the answer gets null (or []) in
@@ -15,9 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django_ratelimit.core import is_ratelimited
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -26,28 +26,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inferview.api.errors import ApiError
-from inferview.api.schema import ERROR_REF
-from inferview.community.models import CramPlan, MockSession, NumericAnswer
-from inferview.community.practice import cram, graded, mock
+from inferview.community.models import NumericAnswer
+from inferview.community.practice import graded
 from inferview.community.practice_views import GRADE_RATE
 from questions.models import Question
 from questions.selectors import published_questions
 
 from .common import call_service, get_question, validated
-from .serializers import (
-    CramItemSerializer,
-    CramItemWriteSerializer,
-    CramPlanStateSerializer,
-    CramPlanWriteSerializer,
+from .graded_serializers import (
     GradeSerializer,
     KeyPointScoreSerializer,
     KeyPointsSerializer,
     KeyPointsWriteSerializer,
-    MockAnswerWriteSerializer,
-    MockFinishSerializer,
-    MockSessionDetailSerializer,
-    MockSessionSerializer,
-    MockStartSerializer,
     NumericAnswerSerializer,
     NumericAnswerWriteSerializer,
     VariantQuerySerializer,
@@ -56,8 +46,6 @@ from .serializers import (
 )
 
 TAGS = ["practice"]
-
-# --- Helpers ---------------------------------------------------------------------------------
 
 
 def has_practice(question: Question) -> bool:
@@ -124,45 +112,6 @@ def grading_rate_limited(request: Request) -> bool:
     raw = request._request
     key: Any = "ip" if raw.META.get("REMOTE_ADDR") else _no_address
     return is_ratelimited(raw, group="practice.grade", key=key, rate=GRADE_RATE, increment=True)
-
-
-def _own_mock(request: Request, pk: Any) -> MockSession:
-    try:
-        return mock.get(user=request.user, pk=pk)
-    except MockSession.DoesNotExist as exc:
-        raise NotFound("No such mock interview.") from exc
-
-
-def _mock_response(request: Request, pk: Any, status_code: int = status.HTTP_200_OK) -> Response:
-    session = _own_mock(request, pk)  # fetched again: the items as the service left them
-    data = call_service(
-        lambda: MockSessionDetailSerializer(session, context={"request": request}).data
-    )
-    return Response(data, status=status_code)
-
-
-def _plan_payload(plan: CramPlan | None) -> dict[str, Any]:
-    if plan is None:
-        return {"plan": None}
-    pv = cram.view(plan)
-    return {
-        "plan": {
-            "id": plan.pk,
-            "interview_on": plan.interview_on,
-            "tracks": plan.track_slugs,
-            "created_at": plan.created_at,
-            "today": pv.today,
-            "days_left": pv.days_left,
-            "done": pv.done,
-            "total": pv.total,
-            "percent": pv.percent,
-            "behind": pv.behind,
-            "days": [{"day": day, "items": items} for day, items in pv.days],
-        }
-    }
-
-
-# --- Graded practice -------------------------------------------------------------------------
 
 
 class VariantView(APIView):
@@ -300,160 +249,3 @@ class KeyPointsView(APIView):
             graded.key_points_score, user=request.user, question=question, made=data["made"]
         )
         return Response(KeyPointScoreSerializer(score).data, status=status.HTTP_201_CREATED)
-
-
-# --- Mock interviews -------------------------------------------------------------------------
-
-
-class MockListView(generics.ListAPIView):
-    permission_classes = [IsAuthenticated]
-    serializer_class = MockSessionSerializer
-
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):  # the schema generator
-            return MockSession.objects.none()
-        return MockSession.objects.filter(user=self.request.user).prefetch_related("items")
-
-    @extend_schema(summary="Your mock interviews, newest first", tags=TAGS)
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
-
-    @extend_schema(
-        summary="Start a mock interview: questions you may read, drawn at random",
-        request=MockStartSerializer,
-        responses={201: MockSessionDetailSerializer},
-        tags=TAGS,
-    )
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        data = validated(MockStartSerializer, request.data)
-        session = call_service(
-            mock.start,
-            user=request.user,
-            size=data["size"],
-            minutes=data["minutes"],
-            track=data["track"],
-            difficulty=data["difficulty"],
-            kind=data["kind"],
-        )
-        return _mock_response(request, session.pk, status.HTTP_201_CREATED)
-
-
-class MockDetailView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="A mock interview: its stage, the questions, the summary when done",
-        responses=MockSessionDetailSerializer,
-        tags=TAGS,
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        return _mock_response(request, pk)
-
-
-class MockAnswerView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="Answer the current question (its number graded if it asks one)",
-        request=MockAnswerWriteSerializer,
-        responses=MockSessionDetailSerializer,
-        tags=TAGS,
-    )
-    def post(self, request: Request, pk: int) -> Response:
-        data = validated(MockAnswerWriteSerializer, request.data)
-        session = _own_mock(request, pk)
-        call_service(
-            mock.answer,
-            user=request.user,
-            session=session,
-            position=data["position"],
-            response=data["response"],
-            value=data.get("value"),
-            unit=data.get("unit"),
-            http_session=request.session,
-        )
-        return _mock_response(request, pk)
-
-
-class MockFinishView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="Tick the key points made for every question and close the interview",
-        request=MockFinishSerializer,
-        responses=MockSessionDetailSerializer,
-        tags=TAGS,
-    )
-    def post(self, request: Request, pk: int) -> Response:
-        data = validated(MockFinishSerializer, request.data)
-        session = _own_mock(request, pk)
-        call_service(mock.finish, user=request.user, session=session, ticks=data["ticks"])
-        return _mock_response(request, pk)
-
-
-# --- Cram plans ------------------------------------------------------------------------------
-
-
-class CramPlanView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="Your current cram plan, day by day (plan is null without one)",
-        responses=CramPlanStateSerializer,
-        tags=TAGS,
-    )
-    def get(self, request: Request) -> Response:
-        return Response(CramPlanStateSerializer(_plan_payload(cram.active(request.user))).data)
-
-    @extend_schema(
-        summary="Make a cram plan up to an interview date (replaces the current one); "
-        "FSRS reviews are not rescheduled",
-        request=CramPlanWriteSerializer,
-        responses={201: CramPlanStateSerializer},
-        tags=TAGS,
-    )
-    def post(self, request: Request) -> Response:
-        data = validated(CramPlanWriteSerializer, request.data)
-        plan = call_service(
-            cram.create,
-            user=request.user,
-            interview_on=data["interview_on"],
-            track_slugs=data["tracks"],
-        )
-        return Response(
-            CramPlanStateSerializer(_plan_payload(plan)).data, status=status.HTTP_201_CREATED
-        )
-
-    @extend_schema(
-        summary="End the current cram plan (nothing to do without one)",
-        request=None,
-        responses={
-            204: None,
-            # a JSON body is parsed (and refused when malformed) by the CSRF check
-            400: OpenApiResponse(response=ERROR_REF, description="A malformed request body."),
-        },
-        tags=TAGS,
-    )
-    def delete(self, request: Request) -> Response:
-        plan = cram.active(request.user)
-        if plan is not None:
-            call_service(cram.archive, user=request.user, plan=plan)
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class CramItemView(APIView):
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
-        summary="Mark an item of your plan done (or not); its review schedule is untouched",
-        request=CramItemWriteSerializer,
-        responses=CramItemSerializer,
-        tags=TAGS,
-    )
-    def post(self, request: Request, pk: int) -> Response:
-        data = validated(CramItemWriteSerializer, request.data)
-        try:
-            item = cram.mark_done(user=request.user, item_id=pk, done=data["done"])
-        except PermissionDenied as exc:  # not an item of this learner's plan
-            raise NotFound("No such item.") from exc
-        return Response(CramItemSerializer(item).data)
