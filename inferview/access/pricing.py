@@ -1,18 +1,42 @@
 """Premium prices and the viewer's currency.
 
 Prices live in ``settings.PREMIUM_PRICES`` (minor units per currency). The viewer's
-currency is their choice: the profile for a signed-in user, the session for anyone,
-``settings.DEFAULT_CURRENCY`` otherwise.
+currency is, first to last: the signed-in user's saved preference, a choice made in
+this session, the currency of the browser's languages (``Accept-Language``: ``en-IN`` or
+``hi`` -> INR), ``settings.DEFAULT_CURRENCY``.
+
+The saved preference is a field of the accounts app, a floor above this one, so this
+module reads it off the user but never writes it: ``set_viewer_currency`` calls the
+saver the accounts app registers (``register_preference_saver``), as
+``questions.dependents`` takes its providers.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 
 SESSION_KEY = "currency"
+
+#: Where a browser's language tag names a region, the region's currency; a tag without
+#: one (``en``, ``fr``) says nothing and the next tag is asked. Only regions whose
+#: currency is on sale are listed: any other region (``en-US``, ``en-GB``) gets the default.
+CURRENCY_BY_REGION = {"IN": "INR"}
+#: Languages spoken (as a first language) almost only in India, so a bare ``hi`` or ``ta``
+#: is as good as ``-IN``. Urdu and Bengali are also Pakistan's and Bangladesh's: not listed.
+CURRENCY_BY_LANGUAGE = dict.fromkeys(
+    ("hi", "mr", "gu", "ta", "te", "kn", "ml", "pa", "or", "as", "kok", "mai"), "INR"
+)
+#: Django's own parser stops at this length too: a longer header is someone's experiment.
+ACCEPT_LANGUAGE_MAX = 500
+
+#: ``saver(user=..., currency=...)``: keyword-only, like the services it names.
+PreferenceSaver = Callable[..., None]
+_savers: list[PreferenceSaver] = []
 
 
 @dataclass(frozen=True)
@@ -51,22 +75,75 @@ def format_amount(currency: str, amount: int) -> str:
     return f"{symbol}{text}"
 
 
+def _languages(header: str) -> list[str]:
+    """The tags of an ``Accept-Language`` header, most wanted first (``q=0`` dropped)."""
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(header.split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        params = params.strip()
+        if params.startswith("q="):
+            try:
+                q = float(params[2:])
+            except ValueError:
+                continue  # a malformed weight: ignore that tag, not the header
+        if tag.strip() and q > 0:
+            ranked.append((-q, index, tag.strip()))
+    return [tag for _, _, tag in sorted(ranked)]
+
+
+@functools.lru_cache(maxsize=512)
+def _currency_named_by(header: str) -> str | None:
+    # Cached: browsers send a handful of distinct headers, and a page asks several times.
+    for tag in _languages(header[:ACCEPT_LANGUAGE_MAX]):
+        language, _, rest = tag.replace("_", "-").partition("-")
+        # the region is the first two-letter (or three-digit) subtag after the language
+        region = next(
+            (s.upper() for s in rest.split("-") if len(s) == 2 or (len(s) == 3 and s.isdigit())),
+            "",
+        )
+        if region:
+            return CURRENCY_BY_REGION.get(region)
+        if language.lower() in CURRENCY_BY_LANGUAGE:
+            return CURRENCY_BY_LANGUAGE[language.lower()]
+    return None
+
+
+def currency_for_languages(header: str) -> str | None:
+    """The currency the browser's languages point to, or None when they say nothing.
+
+    The first tag that names a region decides (``en-IN`` -> INR, ``en-US`` -> None: the
+    default); a tag without a region decides only if its language is listed."""
+    found = _currency_named_by(header or "")
+    return found if is_supported(found) else None
+
+
 def viewer_currency(request: Any) -> str:
     user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and is_supported(user.preferred_currency):
+        return user.preferred_currency
     session = getattr(request, "session", None)
     if session is not None and is_supported(session.get(SESSION_KEY)):
         return session[SESSION_KEY]
-    if user is not None and user.is_authenticated and is_supported(user.preferred_currency):
-        return user.preferred_currency
-    return settings.DEFAULT_CURRENCY
+    meta = getattr(request, "META", None) or {}
+    from_locale = currency_for_languages(meta.get("HTTP_ACCEPT_LANGUAGE", ""))
+    return from_locale or settings.DEFAULT_CURRENCY
+
+
+def register_preference_saver(saver: PreferenceSaver) -> PreferenceSaver:
+    """Add ``saver(user=..., currency=...)``, called with a signed-in viewer's choice."""
+    if saver not in _savers:
+        _savers.append(saver)
+    return saver
 
 
 def set_viewer_currency(request: Any, currency: str) -> None:
-    """Remember the choice in the session, and on the profile for a signed-in user."""
+    """Remember the choice in the session, and (through the registered savers) on the
+    profile of a signed-in user."""
     if not is_supported(currency):
         raise ValueError(f"unsupported currency {currency!r}")
     request.session[SESSION_KEY] = currency
     user = request.user
-    if user.is_authenticated and user.preferred_currency != currency:
-        user.preferred_currency = currency
-        user.save(update_fields=["preferred_currency"])
+    if user.is_authenticated:
+        for saver in _savers:
+            saver(user=user, currency=currency)

@@ -19,4 +19,11 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
+        from inferview.access import pricing
+
+        from . import profile
+
         post_migrate.connect(_sync_site, sender=self)
+        # A signed-in viewer's currency choice is saved on their profile; access asks
+        # through this hook because it may not import the app above it.
+        pricing.register_preference_saver(profile.set_preferred_currency)

@@ -29,7 +29,12 @@ class User(AbstractUser):
     ``public_name`` is what pages and the API print. Display names are unique ignoring
     case (a partial unique index: the empty default is not a name)."""
 
-    preferred_currency = models.CharField(max_length=3, default="USD")
+    preferred_currency = models.CharField(
+        max_length=3,
+        blank=True,
+        default="",
+        help_text="Prices in this currency. Empty: the browser's languages decide.",
+    )
     display_name = models.CharField(
         max_length=30,
         blank=True,

@@ -1,4 +1,5 @@
-"""The learner's own settings: the display name shown on comments, and the theme.
+"""The learner's own settings: the display name shown on comments, the theme and the
+currency of prices.
 
 Kept apart from ``services.py`` (sign-up and deletion) because these are the writes the
 profile page makes; both are keyword-only and atomic like every other service."""
@@ -12,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from inferview.access import pricing
 from questions import content_version
 
 from .models import HANDLE_PREFIX, Theme, User
@@ -75,3 +77,17 @@ def set_theme(*, user: User, theme: str) -> None:
     with transaction.atomic():
         get_user_model().objects.filter(pk=user.pk).update(theme=theme)
     user.theme = theme
+
+
+def set_preferred_currency(*, user: User, currency: str) -> None:
+    """Save the currency the learner chose for prices. The access app's
+    ``pricing.set_viewer_currency`` calls this for every signed-in choice (the currency
+    toggle, checkout, this page): it is registered in ``AccountsConfig.ready`` because
+    access, a floor below, may not import this app."""
+    if not pricing.is_supported(currency):
+        raise ValidationError({"currency": [f"Choose one of: {', '.join(pricing.currencies())}."]})
+    if user.preferred_currency == currency:
+        return
+    with transaction.atomic():
+        get_user_model().objects.filter(pk=user.pk).update(preferred_currency=currency)
+    user.preferred_currency = currency

@@ -52,6 +52,7 @@ def overview(request: HttpRequest) -> HttpResponse:
             pricing.set_viewer_currency(request, form.cleaned_data["currency"])
             messages.success(request, "Saved your currency.")
             return redirect("accounts:overview")
+        status = 400
     return render(
         request,
         "accounts/overview.html",
