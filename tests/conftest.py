@@ -25,11 +25,13 @@ DESKTOP = {"width": 1280, "height": 900}
 
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    for alias in ("default", "local"):
+        caches[alias].clear()
     yield
-    cache.clear()
+    for alias in ("default", "local"):
+        caches[alias].clear()
 
 
 @pytest.fixture(scope="session")

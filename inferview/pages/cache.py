@@ -5,8 +5,13 @@ the anonymous tier may read, and it is only ever served to a reader who is not s
 The entry is keyed by the viewer's currency (the paywall's price) and the full path with
 its query string, and holds the content version it was rendered at
 (``questions.content_version``: any publish, edit, import, reorder or comment retires
-every cached page). One ``get_many`` reads the current version and the entry together, so
-a hit costs one cache round trip, and an entry from an older version is a miss. A response is stored only when
+every cached page); an entry from an older version is a miss. Each process also keeps the
+entries it served in its own memory (the ``local`` cache) and checks them against the
+version it read at most a second ago (``content_version.recent``), so a hit usually costs
+no round trip at all: measured with wrk against gunicorn, reading Redis on every hit held
+cached pages near 0.6x a bare view. The price is that another process's bump reaches this
+one within that second, during which it may still serve the page as it was before the
+change; a bump made in this process is seen at once. A response is stored only when
 it is a plain 200 that sets no cookie and used no CSRF token (so no visitor's token is
 handed to another), and never while a flash message waits for the visitor.
 
@@ -30,7 +35,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 
@@ -186,15 +191,19 @@ def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         if request.user.is_authenticated:
             return _personal(view, request, *args, **kwargs)
         key = _key(request)
-        try:
-            found = cache.get_many([content_version.KEY, key])
-        except Exception:
-            logger.warning("page cache read failed; rendering live", exc_info=True)
-            return view(request, *args, **kwargs)
-        version = found.get(content_version.KEY) or content_version.current()
+        version = content_version.recent()
         if not version:  # the cache is unreachable: serve live pages
             return view(request, *args, **kwargs)
-        hit = found.get(key)
+        local = caches["local"]
+        hit = local.get(key)
+        if hit is None or hit[0] != version:
+            try:
+                hit = cache.get(key)
+            except Exception:
+                logger.warning("page cache read failed; rendering live", exc_info=True)
+                return view(request, *args, **kwargs)
+            if hit is not None and hit[0] == version:
+                local.set(key, hit, PAGE_SECONDS)
         if hit is not None and hit[0] == version:
             _, content_type, content = hit
             response = HttpResponse(content, content_type=content_type)
@@ -203,6 +212,7 @@ def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         response = view(request, *args, **kwargs)
         if _cacheable(request, response):
             entry = (version, response["Content-Type"], response.content)
+            local.set(key, entry, PAGE_SECONDS)
             try:
                 cache.set(key, entry, PAGE_SECONDS)
             except Exception:

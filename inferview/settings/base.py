@@ -151,6 +151,15 @@ else:
         }
     }
 
+# Each process's own memory, for copies that may lag the shared cache by a second: the
+# content version and the anonymous pages (``questions.content_version.recent``,
+# ``inferview.pages.cache``), so a page served whole costs no round trip to Redis.
+CACHES["local"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "local",
+    "OPTIONS": {"MAX_ENTRIES": 400},  # ~20 KB a page: under 10 MB a process
+}
+
 # --- Celery ---------------------------------------------------------------------------
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {"calculators.*": {"queue": "calculators"}}

@@ -6,7 +6,10 @@ from .base import VAR_DIR
 DEBUG = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "local": CACHES["local"],  # noqa: F405
+}
 SESSION_ENGINE = "inferview.sessions"  # as production runs it (with Redis)
 # Tests exercise the local payment provider explicitly.
 PAYMENTS_LOCAL_PROVIDER = True

@@ -233,3 +233,65 @@ def test_a_write_outside_the_reader_s_requests_also_retires_their_copy(client_fo
     bookmark_services.bookmark_toggle(user=free_user, question=q)  # e.g. from a task or the shell
     response, html = get(c, q.get_absolute_url())
     assert response.get("X-Page-Cache") is None and "bookmark-button is-on" in html
+
+
+class _Counting:
+    """Wraps the shared cache's reads, to see whether a hit reached it at all."""
+
+    def __init__(self, monkeypatch):
+        from django.core.cache import cache
+
+        self.reads = 0
+        for name in ("get", "get_many"):
+            real = getattr(cache, name)
+
+            def counted(*args, _real=real, **kwargs):
+                self.reads += 1
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(cache, name, counted)
+
+
+@pytest.mark.django_db
+def test_a_hit_in_the_same_process_costs_no_shared_cache_read(client, monkeypatch):
+    q = QuestionFactory(access="open", answer="The open answer.")
+    get(client, q.get_absolute_url())
+    shared = _Counting(monkeypatch)
+    response, html = get(client, q.get_absolute_url())
+    assert response["X-Page-Cache"] == "hit" and "The open answer." in html
+    assert shared.reads == 0
+
+
+@pytest.mark.django_db
+def test_another_process_s_change_is_seen_within_a_second(client, monkeypatch):
+    """A bump this process did not make (the shared number moved under it) may be missed
+    for LOCAL_SECONDS, never longer; one this process made is seen at once."""
+    import time as time_module
+
+    from django.core.cache import cache
+
+    from questions import content_version
+
+    q = QuestionFactory(access="open", title="Before the change?")
+    get(client, q.get_absolute_url())
+    type(q).objects.filter(pk=q.pk).update(title="After the change?")  # no signal here
+    cache.incr(content_version.KEY)  # what another process's save does to the shared number
+    response, html = get(client, q.get_absolute_url())
+    assert response["X-Page-Cache"] == "hit" and "Before the change?" in html
+
+    later = time_module.time() + content_version.LOCAL_SECONDS + 0.01
+    monkeypatch.setattr(time_module, "time", lambda: later)
+    response, html = get(client, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "After the change?" in html
+
+
+@pytest.mark.django_db
+def test_a_bump_in_this_process_reaches_the_local_copy_at_once(client):
+    from questions import content_version
+
+    q = QuestionFactory(access="open", title="Before the change?")
+    get(client, q.get_absolute_url())
+    type(q).objects.filter(pk=q.pk).update(title="After the change?")
+    content_version.bump()
+    response, html = get(client, q.get_absolute_url())
+    assert response.get("X-Page-Cache") is None and "After the change?" in html
