@@ -19,7 +19,9 @@ DEAD_REDIS = {
     "default": {
         "BACKEND": "inferview.cache.FailFastRedisCache",
         "LOCATION": "redis://127.0.0.1:9/0",
-    }
+    },
+    # each process's own memory, as the settings define it (empty: a process just started)
+    "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "dead"},
 }
 
 

@@ -9,7 +9,8 @@ from django.core.cache import caches
 from django.db import connection
 
 DB_CACHE = {
-    "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "t_cache"}
+    "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "t_cache"},
+    "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "t_cache"},
 }
 
 
