@@ -39,7 +39,9 @@ class UserAdmin(DjangoUserAdmin):
     list_display = ["email", "username", "tier", "is_staff", "date_joined"]
     search_fields = ["email", "username"]
     inlines = [EntitlementInline]
-    fieldsets = DjangoUserAdmin.fieldsets + (("Preferences", {"fields": ["preferred_currency"]}),)
+    fieldsets = DjangoUserAdmin.fieldsets + (
+        ("Preferences", {"fields": ["preferred_currency", "email_replies"]}),
+    )
 
     @admin.display(description="Tier")
     def tier(self, obj: User) -> str:

@@ -44,6 +44,27 @@ class CurrencyForm(forms.Form):
     )
 
 
+class EmailPreferencesForm(forms.Form):
+    """Which emails a learner gets beyond their account's own (verification, resets)."""
+
+    email_replies = forms.BooleanField(
+        label="Email me replies to my comments",
+        required=False,
+        help_text="One email for each reply to a comment of yours, with a link to it.",
+    )
+
+    #: What a checkbox sends: its value when ticked, nothing when not. BooleanField alone
+    #: would take any other text as "yes"; such a post did not come from this form.
+    TICKED = ("on", "true", "1")
+    UNTICKED = ("", "off", "false", "0")
+
+    def clean_email_replies(self) -> bool:
+        raw = self.data.get(self.add_prefix("email_replies"))
+        if raw is not None and raw.lower() not in self.TICKED + self.UNTICKED:
+            raise forms.ValidationError("Tick the box or leave it empty.")
+        return raw is not None and raw.lower() in self.TICKED
+
+
 class ProfileForm(forms.Form):
     """The profile's own settings: display name and theme (currency has its own form)."""
 

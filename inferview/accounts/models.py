@@ -54,6 +54,11 @@ class User(AbstractUser):
         default=Theme.SYSTEM,
         help_text="Light or dark pages; by default the device's setting decides.",
     )
+    email_replies = models.BooleanField(
+        "Email me replies to my comments",
+        default=True,
+        help_text="One email per reply to a comment of yours; nothing else is sent.",
+    )
 
     class Meta(AbstractUser.Meta):
         constraints = [

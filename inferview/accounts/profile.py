@@ -1,5 +1,5 @@
-"""The learner's own settings: the display name shown on comments, the theme and the
-currency of prices.
+"""The learner's own settings: the display name shown on comments, the theme, the
+currency of prices and which emails they get.
 
 Kept apart from ``services.py`` (sign-up and deletion) because these are the writes the
 profile page makes; both are keyword-only and atomic like every other service."""
@@ -91,3 +91,12 @@ def set_preferred_currency(*, user: User, currency: str) -> None:
     with transaction.atomic():
         get_user_model().objects.filter(pk=user.pk).update(preferred_currency=currency)
     user.preferred_currency = currency
+
+
+def set_email_preferences(*, user: User, email_replies: bool) -> None:
+    """Whether a reply to one of the learner's comments is emailed to them."""
+    if not isinstance(email_replies, bool):
+        raise ValidationError({"email_replies": ["Tick the box or leave it empty."]})
+    with transaction.atomic():
+        get_user_model().objects.filter(pk=user.pk).update(email_replies=email_replies)
+    user.email_replies = email_replies

@@ -15,7 +15,7 @@ from django_ratelimit.core import is_ratelimited
 from inferview.access import policy, pricing, selectors
 
 from . import profile, services
-from .forms import CurrencyForm, DeleteAccountForm, ProfileForm
+from .forms import CurrencyForm, DeleteAccountForm, EmailPreferencesForm, ProfileForm
 
 #: Deleting checks the password, so unthrottled it is a password oracle for anyone holding
 #: a session (a shared computer, a stolen cookie). allauth throttles password changes the
@@ -25,15 +25,23 @@ DELETE_RATE = "5/15m"
 
 @login_required
 def overview(request: HttpRequest) -> HttpResponse:
-    """The learner's own settings in one place: display name and theme, currency, email,
+    """The learner's own settings in one place: display name and theme, currency, emails,
     plan and security. Each form posts here with ``form`` naming it (currency by default)."""
     user = request.user
     form = CurrencyForm(initial={"currency": pricing.viewer_currency(request)})
     profile_form = ProfileForm(
         initial={"display_name": user.display_name, "theme": user.theme}, user=user
     )
+    email_form = EmailPreferencesForm(initial={"email_replies": user.email_replies})
     status = 200
-    if request.method == "POST" and request.POST.get("form") == "profile":
+    if request.method == "POST" and request.POST.get("form") == "email":
+        email_form = EmailPreferencesForm(request.POST)
+        if email_form.is_valid():
+            profile.set_email_preferences(user=user, **email_form.cleaned_data)
+            messages.success(request, "Saved your email preferences.")
+            return redirect("accounts:overview")
+        status = 400
+    elif request.method == "POST" and request.POST.get("form") == "profile":
         profile_form = ProfileForm(request.POST, user=user)
         if profile_form.is_valid():
             try:
@@ -61,6 +69,7 @@ def overview(request: HttpRequest) -> HttpResponse:
             "emails": EmailAddress.objects.filter(user=user).order_by("-primary", "email"),
             "currency_form": form,
             "profile_form": profile_form,
+            "email_form": email_form,
             "remaining": selectors.remaining_answers(user=user),
             "price": pricing.premium_price(pricing.viewer_currency(request)),
             "purchase_count": selectors.purchases_of(user=user).count(),

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from inferview.community.common import require_user, target_kwargs
+from inferview.community.discussion.notifications import schedule_reply_email
 from inferview.community.models import Comment, CommentReport
 from questions import content_version
 from questions.markdown import render_untrusted_markdown
@@ -46,7 +47,8 @@ def comment_create(
     concept: Concept | None = None,
     parent: Comment | None = None,
 ) -> Comment:
-    """Post a comment, or a reply to a top-level comment on the same item."""
+    """Post a comment, or a reply to a top-level comment on the same item (whose author
+    is then emailed, if they want replies: ``notifications``)."""
     require_user(user)
     target = target_kwargs(question, concept)
     body = _clean_body(body)
@@ -62,13 +64,15 @@ def comment_create(
             raise ValidationError({"parent": "That comment is on another page."})
         if parent.is_hidden:
             raise ValidationError({"parent": "That comment was hidden by a moderator."})
-    return Comment.objects.create(
+    comment = Comment.objects.create(
         author=user,
         parent=parent,
         body=body,
         body_html=str(render_untrusted_markdown(body)),
         **target,
     )
+    schedule_reply_email(comment)  # after the commit, and only for a reply
+    return comment
 
 
 def _own_live_comment(user: Any, comment: Comment) -> Comment:
