@@ -41,7 +41,7 @@ import yaml
 from calculators.errors import CalculatorInputError
 from calculators.validation import validate
 
-from .content_io import ANSWER_SEPARATOR, ITEM_HEADING, PRACTICE_KEYS
+from .content_format import ANSWER_SEPARATOR, ITEM_HEADING, PRACTICE_KEYS
 from .validation import IMAGE, key_point_problems, markdown_problems, practice_problems
 
 ANSWER_MIN_WORDS = 250

@@ -17,7 +17,7 @@ import yaml
 from django.db import transaction
 from django.db.models import F
 
-from .content_io import ANSWER_SEPARATOR
+from .content_format import ANSWER_SEPARATOR
 from .models import Concept, Guide, Question, Track
 
 SUBFOLDERS = ("concepts", "tracks", "guides")

@@ -15,7 +15,7 @@ import frontmatter
 import pytest
 
 from calculators import grading
-from questions.content_io import PRACTICE_KEYS
+from questions.content_format import PRACTICE_KEYS
 from questions.practice import key_point_problems
 
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "tracks"
