@@ -33,6 +33,7 @@ FRAGMENTS = [
     "<object data=x></object>",
     "<!-- comment --><![CDATA[x]]>",
     '<span title="a" onclick="x">',
+    '<p lang="en" title="t" class="x">',  # Ammonia's generic attributes (lang, title)
     "&lt;script&gt;",
     "`<script>`",
     "```\n<script>\n```\n",
