@@ -6,7 +6,8 @@ axe-core bundled with axe-playwright-python, so no network) finds nothing seriou
 critical (nothing at all on search), and a full-page screenshot goes to
 ``var/screenshots/<page>-<width>.png`` for CI to keep. Another test records every request
 those pages and the API docs make and finds none leaving the site's origin; the last one
-checks reading comfort: the column, scrolling boxes, dark mode, shortcuts and print.
+checks reading comfort: the column, scrolling boxes, dark mode, shortcuts (r reveals the
+answer) and print (on a question and on a guide).
 
 The data is a small site built with the factories (a second or two), not the starter
 content (half a minute to import). One browser (session fixture) and one live server.
@@ -298,6 +299,21 @@ def test_reading_comfort_column_scrolling_shortcuts_dark_mode_and_print(
         assert page.evaluate(BACKGROUND) == "rgb(15, 20, 25)"
         contrast = Axe().run(page, options={"runOnly": ["color-contrast"]})
         assert [v["nodes"][0]["target"] for v in contrast.response["violations"]] == []
+        # r with nothing to reveal (an anonymous reader sees the answer): it goes there
+        page.keyboard.press("r")
+        expect(page.locator("#answer-heading")).to_be_focused()
+        # print on a guide: its items without the site's chrome around them
+        page.goto(live_server.url + site["guide"])
+        expect(page.locator(".site-header")).to_be_visible()
+        page.emulate_media(media="print")
+        for chrome in (".site-header", ".site-footer", ".theme-toggle"):
+            expect(page.locator(chrome)).to_be_hidden()
+        expect(page.locator("main h1")).to_be_visible()
+        expect(page.locator(".guide-item")).to_have_count(3)
+        for item in page.locator(".guide-item").all():
+            expect(item).to_be_visible()
+        page.emulate_media(media="screen")
+        expect(page.locator(".site-header")).to_be_visible()
     finally:
         context.close()
 
@@ -318,5 +334,13 @@ def test_reading_comfort_column_scrolling_shortcuts_dark_mode_and_print(
             page.keyboard.press("b")
         assert toggled.value.ok
         expect(bookmark).to_have_attribute("aria-pressed", "false")
+        # r reveals: the answer is hidden until the learner has tried, and r saves and shows it
+        answer = page.locator("#answer-text")
+        expect(answer).to_be_hidden()
+        with page.expect_navigation():
+            page.keyboard.press("r")
+        expect(answer).to_be_visible()
+        expect(answer).to_contain_text("memory bandwidth bounds it")
+        expect(page.get_by_role("group", name="How well did you recall it?")).to_be_visible()
     finally:
         context.close()
