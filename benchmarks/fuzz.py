@@ -90,7 +90,7 @@ def run(name: str, strategy, check, n: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=1_000_000, help="inputs per target")
     parser.add_argument("--only", choices=sorted(TARGETS), action="append")
     args = parser.parse_args()
