@@ -95,7 +95,7 @@ def _languages(header: str) -> list[str]:
 @functools.lru_cache(maxsize=512)
 def _currency_named_by(header: str) -> str | None:
     # Cached: browsers send a handful of distinct headers, and a page asks several times.
-    for tag in _languages(header[:ACCEPT_LANGUAGE_MAX]):
+    for tag in _languages(header):
         language, _, rest = tag.replace("_", "-").partition("-")
         # the region is the first two-letter (or three-digit) subtag after the language
         region = next(
@@ -114,7 +114,7 @@ def currency_for_languages(header: str) -> str | None:
 
     The first tag that names a region decides (``en-IN`` -> INR, ``en-US`` -> None: the
     default); a tag without a region decides only if its language is listed."""
-    found = _currency_named_by(header or "")
+    found = _currency_named_by((header or "")[:ACCEPT_LANGUAGE_MAX])  # cut before caching
     return found if is_supported(found) else None
 
 
