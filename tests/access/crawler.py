@@ -3,7 +3,8 @@
 It fetches, as one viewer (a test client), every URL in the sitemap, every same-site
 page linked from those pages, every GET endpoint in the OpenAPI schema (list pages
 followed through their pagination, path parameters filled from the matching list
-endpoint), search for each guarded marker, and a few error pages. It returns every
+endpoint: the one the path hangs off or, where that is only a prefix, the one listing the
+same resource), search for each guarded marker, and a few error pages. It returns every
 response body so the test can look for text the viewer must not see.
 """
 
@@ -78,6 +79,22 @@ def _follow_pages(client, crawl: Crawl, url: str) -> list[dict]:
     return items
 
 
+def _list_for(parent: str, paths) -> str:
+    """The list endpoint whose items fill a parameter hanging off ``parent``.
+
+    Usually ``parent`` itself. /api/v1/practice/questions/{id}/variant/ hangs off
+    /api/v1/practice/questions/, which is only a prefix; its ids are those of the
+    parameter-free list of the same resource, /api/v1/questions/ (the shortest such).
+    """
+    if "get" in paths.get(parent, {}):
+        return parent
+    resource = "/" + parent.rstrip("/").rsplit("/", 1)[-1] + "/"
+    lists = [
+        p for p, ops in paths.items() if "get" in ops and p.endswith(resource) and "{" not in p
+    ]
+    return min(lists, key=len) if lists else parent
+
+
 def crawl_site(client, *, search_terms=(), extra_urls=()) -> Crawl:
     crawl = Crawl()
 
@@ -114,7 +131,7 @@ def crawl_site(client, *, search_terms=(), extra_urls=()) -> Crawl:
             continue
         # Fill the first parameter from the list endpoint the path hangs off.
         name = names[0]
-        parent = template.split("{" + name + "}")[0]
+        parent = _list_for(template.split("{" + name + "}")[0], spec["paths"])
         if parent not in list_cache:
             list_cache[parent] = _follow_pages(client, crawl, parent)
         key = "id" if name in ("id", "pk") else name

@@ -1,12 +1,18 @@
-"""The leak test: no locked answer or concept body reaches a viewer who may not read it,
-anywhere the crawler can reach (sitemap, pages linked from it, every API endpoint in the
-schema, search, error pages). Expectations come from the brief's table (``READS``), not
-from the policy, so the second test can break the policy and watch the crawler catch it."""
+"""The leak test: no locked answer, key point or concept body reaches a viewer who may
+not read it, anywhere the crawler can reach (sitemap, pages linked from it, every API
+endpoint in the schema, search, error pages, graded practice, mock interviews and the cram
+plan). Expectations come from the brief's table (``READS``), not from the policy, so the
+second test can break the policy and watch the crawler catch it."""
+
+import datetime as dt
+import random
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
+from django.utils import timezone
 
 from inferview.access import policy, services
+from inferview.community.practice import cram, graded, mock
 from tests.factories import UserFactory
 
 from .conftest import READS
@@ -24,6 +30,82 @@ def client_as(client_for, tier):
     return client_for(user)
 
 
+class GuardedFirst(random.Random):
+    """Draws premium questions first, then account ones, so every mock holds the most
+    guarded questions (mock.start takes the rng it samples with)."""
+
+    RANK = {"premium": 0, "account": 1, "open": 2}
+
+    def __init__(self, gated):
+        super().__init__(0)
+        self.access = {q.pk: q.access for q in gated.questions}
+
+    def sample(self, population, k, **kwargs):
+        return sorted(population, key=lambda pk: (self.RANK[self.access[pk]], pk))[:k]
+
+
+def practice_history(user, gated):
+    """A signed-in learner's practice over the gated questions, made through the services
+    while premium: a mock still being answered, one waiting for its key points, one
+    finished (numbers answered wrong, so mistakes show), and an active cram plan. Returns
+    the mocks by stage. The caller decides whether premium then lapses: a mock keeps the
+    questions it drew, so its pages must re-check the policy."""
+    entitlement = services.grant_premium(user=user, granted_by=None, reason="leak test")
+    mocks = {}
+    for stage in ("answering", "key-points", "done"):
+        session = mock.start(user=user, size=5, rng=GuardedFirst(gated))
+        if stage != "answering":
+            for position in range(1, 6):
+                mock.answer(
+                    user=user,
+                    session=mock.get(user=user, pk=session.pk),
+                    position=position,
+                    response="My approach, in my own words.",
+                    value="1",
+                    unit="GB",
+                )
+        if stage == "done":
+            mock.finish(user=user, session=mock.get(user=user, pk=session.pk), ticks={1: [1]})
+        assert mock.stage(mock.get(user=user, pk=session.pk)) == stage
+        mocks[stage] = session
+    cram.create(
+        user=user,
+        interview_on=timezone.localdate() + dt.timedelta(days=7),
+        track_slugs=[t.slug for t in gated.tracks],
+    )
+    return entitlement, mocks
+
+
+def practice_urls(gated, mocks=None):
+    """What the crawler cannot find by itself: follow-ups (only linked after an answer),
+    a learner's own mocks (no-index pages) and the cram plan."""
+    urls = ["/practice/mock/", "/practice/cram/", "/dashboard/"]
+    for q in gated.questions:
+        for n in range(1, len(q.practice["follow_ups"]) + 1):
+            urls += [
+                f"/practice/questions/{q.pk}/numbers/?follow_up={n}",
+                f"/api/v1/practice/questions/{q.pk}/variant/?follow_up={n}",
+            ]
+    return urls + [f"/practice/mock/{m.pk}/" for m in (mocks or {}).values()]
+
+
+def crawl_as(client_for, gated, tier):
+    """Crawl as ``tier``. The free viewer was premium when it practised (so its mocks and
+    plan hold premium questions) and has lapsed; the premium viewer still is."""
+    if tier == "anonymous":
+        return crawl_site(
+            client_for(None), search_terms=search_terms(gated), extra_urls=practice_urls(gated)
+        ), {}
+    user = UserFactory()
+    entitlement, mocks = practice_history(user, gated)
+    if tier == "free":
+        services.revoke_entitlement(entitlement=entitlement, revoked_by=None, reason="lapsed")
+    crawl = crawl_site(
+        client_for(user), search_terms=search_terms(gated), extra_urls=practice_urls(gated, mocks)
+    )
+    return crawl, mocks
+
+
 def search_terms(gated):
     # Words that occur only in guarded text. The markers themselves are not searched for,
     # because a results page rightly echoes the query back.
@@ -35,10 +117,7 @@ def search_terms(gated):
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_no_locked_text_reaches_anyone_who_may_not_read_it(gated, client_for, tier):
-    crawl = crawl_site(
-        client_for(None) if tier == "anonymous" else client_as(client_for, tier),
-        search_terms=search_terms(gated),
-    )
+    crawl, mocks = crawl_as(client_for, gated, tier)
     assert crawl.leaks(gated.hidden_from(tier)) == []
     # Guarded words must not even find a locked item: its link is not among the results.
     for item in gated.items():
@@ -57,6 +136,27 @@ def test_no_locked_text_reaches_anyone_who_may_not_read_it(gated, client_for, ti
     assert all(status < 500 for status in crawl.statuses.values()), {
         u: s for u, s in crawl.statuses.items() if s >= 500
     }
+    # Graded practice: every gated question's variant and key points, from the schema.
+    for q in gated.questions:
+        for url in (
+            f"/api/v1/practice/questions/{q.pk}/variant/",
+            f"/api/v1/practice/questions/{q.pk}/key-points/",
+        ):
+            assert crawl.statuses.get(url) == 200, (url, crawl.statuses.get(url))
+    if tier == "anonymous":
+        assert crawl.statuses["/practice/cram/"] == 302
+        return
+    # The learner's mocks (page and API) and cram plan were read, with content in them.
+    for stage, session in mocks.items():
+        for url in (f"/practice/mock/{session.pk}/", f"/api/v1/practice/mocks/{session.pk}/"):
+            assert crawl.statuses.get(url) == 200, (stage, url)
+    assert 'data-testid="cram-plan"' in crawl.bodies["/practice/cram/"]
+    assert "/api/v1/practice/plans/" in crawl.bodies
+    # ...and the key points a mock asks to tick are those this viewer may read, no more.
+    ticking = crawl.bodies[f"/practice/mock/{mocks['key-points'].pk}/"]
+    for item in mocks["key-points"].items.select_related("question"):
+        q = next(g for g in gated.questions if g.pk == item.question_id)
+        assert (q.points_marker in ticking) is (q.access in READS[tier]), (tier, q.access)
 
 
 def _always_readable(user, item):
@@ -76,6 +176,25 @@ def test_crawler_catches_a_deliberately_broken_policy(gated, client_for, monkeyp
     leaked = {m for _, m in crawl.leaks(gated.hidden_from("anonymous"))}
     premium_answers = {q.answer_marker for q in gated.questions if q.access == "premium"}
     assert premium_answers <= leaked, "the crawler missed a leak it should have seen"
+
+
+def _every_key_point(user, question):
+    return list(question.key_points or [])
+
+
+def test_crawler_catches_key_points_handed_out_past_the_policy(gated, client_for, monkeypatch):
+    """Break the one gate every practice surface shares, as a learner whose premium lapsed
+    after starting mocks: the crawl must see premium key points in the mock page, the
+    mock API and the key-points API."""
+    monkeypatch.setattr(graded, "key_points_for", _every_key_point)
+    crawl, mocks = crawl_as(client_for, gated, "free")
+    premium_points = {q.points_marker for q in gated.questions if q.access == "premium"}
+    leaks = crawl.leaks(premium_points)
+    assert {m for _, m in leaks} == premium_points
+    where = {url for url, _ in leaks}
+    assert f"/practice/mock/{mocks['key-points'].pk}/" in where
+    assert f"/api/v1/practice/mocks/{mocks['key-points'].pk}/" in where
+    assert any(u.startswith("/api/v1/practice/questions/") and "key-points" in u for u in where)
 
 
 def test_anonymous_policy_matches_the_brief(gated):
