@@ -12,10 +12,20 @@ import math
 from html import escape
 from typing import Any
 
-from calculators import charts
-from calculators.charts import DASHES, INK, MB, ML, MT, Scale, _axes, _marker, _nice_range
-from calculators.charts import H as CHART_H
-from calculators.charts import W as CHART_W
+from calculators.chart_svg import (
+    DASHES,
+    INK,
+    MB,
+    ML,
+    MT,
+    Scale,
+    _axes,
+    _marker,
+    _nice_range,
+    _svg_open,
+)
+from calculators.chart_svg import H as CHART_H
+from calculators.chart_svg import W as CHART_W
 from calculators.formatting import number
 
 LEGEND_X = CHART_W - 142
@@ -26,8 +36,6 @@ def _ok(v: Any) -> bool:
 
 
 def render_serving(c: dict[str, Any], uid: str) -> str:
-    from calculators.charts import _svg_open
-
     curves = c["curves"]
     xs_all = [x for cv in curves for x in cv["x"] if _ok(x)]
     ys_all = [y for cv in curves for y in cv["y"] if _ok(y)]
@@ -143,6 +151,3 @@ def render_serving(c: dict[str, Any], uid: str) -> str:
     )
     out.append("</svg>")
     return "".join(out)
-
-
-charts.RENDERERS["serving"] = render_serving
