@@ -47,7 +47,9 @@ def send_reply_email(comment_id: int) -> bool:
         .filter(pk=comment_id)
         .first()
     )
-    to = _recipient(reply) if reply is not None else None
+    if reply is None:
+        return False
+    to = _recipient(reply)
     if to is None:
         return False
     protocol = getattr(settings, "ACCOUNT_DEFAULT_HTTP_PROTOCOL", "http")
