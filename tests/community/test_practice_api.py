@@ -257,11 +257,11 @@ def test_grading_is_rate_limited_with_the_api_s_429(client, open_q, monkeypatch)
 def test_the_api_and_the_page_share_one_grading_limit(client, open_q, monkeypatch):
     from django.urls import reverse
 
-    from inferview.community import practice_views
     from inferview.community.api import graded as graded_api
+    from inferview.community.views import graded as graded_views
 
     monkeypatch.setattr(graded_api, "GRADE_RATE", "2/m")
-    monkeypatch.setattr(practice_views, "GRADE_RATE", "2/m")
+    monkeypatch.setattr(graded_views, "GRADE_RATE", "2/m")
     page = reverse("community:numbers", args=[open_q.pk])
     assert client.post(page, {"value": "1", "unit": "GB", "attempt": 1}).status_code == 200
     assert answer(client, open_q, "1").status_code == 200

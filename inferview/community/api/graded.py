@@ -2,7 +2,7 @@
 plans are ``api.mock`` and ``api.cram``).
 
 Thin adapters over ``community.practice.graded``, as the HTML views
-in ``community.practice_views`` are: the services validate (errors name their field), write
+in ``community.views.graded`` are: the services validate (errors name their field), write
 atomically and apply the access policy. A question's expected number, worked steps and key
 points are part of its answer: a viewer who may not read the answer gets null (or []) in
 their place, so a locked question's number never leaves the server.
@@ -28,7 +28,7 @@ from rest_framework.views import APIView
 from inferview.api.errors import ApiError
 from inferview.community.models import NumericAnswer
 from inferview.community.practice import graded
-from inferview.community.practice_views import GRADE_RATE
+from inferview.community.views.graded import GRADE_RATE
 from questions.models import Question
 from questions.selectors import published_questions
 
