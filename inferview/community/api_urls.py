@@ -52,12 +52,8 @@ urlpatterns = [
     path("practice/answers/", graded.AnswerListView.as_view(), name="api-practice-answers"),
     path("practice/mocks/", mock.MockListView.as_view(), name="api-mocks"),
     path("practice/mocks/<int:pk>/", mock.MockDetailView.as_view(), name="api-mock"),
-    path(
-        "practice/mocks/<int:pk>/answer/", mock.MockAnswerView.as_view(), name="api-mock-answer"
-    ),
-    path(
-        "practice/mocks/<int:pk>/finish/", mock.MockFinishView.as_view(), name="api-mock-finish"
-    ),
+    path("practice/mocks/<int:pk>/answer/", mock.MockAnswerView.as_view(), name="api-mock-answer"),
+    path("practice/mocks/<int:pk>/finish/", mock.MockFinishView.as_view(), name="api-mock-finish"),
     path("practice/plans/", cram.CramPlanView.as_view(), name="api-cram-plan"),
     path("practice/plans/items/<int:pk>/", cram.CramItemView.as_view(), name="api-cram-item"),
 ]

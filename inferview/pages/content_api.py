@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, viewsets
 
 from inferview.access import policy
-from inferview.community.practice import graded
+from inferview.community.practice import key_points
 from questions import selectors
 from questions.markdown import render_markdown
 from questions.models import Concept, Guide, GuideItem, GuideSection, Question, Track
@@ -122,7 +122,7 @@ class QuestionDetailSerializer(QuestionListSerializer):
     )
     def get_key_points(self, obj: Question) -> list[str]:
         request = self.context.get("request")
-        return graded.key_points_for(request.user if request else None, obj)
+        return key_points.key_points_for(request.user if request else None, obj)
 
     @extend_schema_field(
         serializers.BooleanField(help_text="Whether it can be practised with your own numbers")

@@ -12,7 +12,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from inferview.access import policy, services
-from inferview.community.practice import cram, graded, mock
+from inferview.community.practice import cram, key_points, mock
 from tests.factories import UserFactory
 
 from .conftest import READS
@@ -186,7 +186,7 @@ def test_crawler_catches_key_points_handed_out_past_the_policy(gated, client_for
     """Break the one gate every practice surface shares, as a learner whose premium lapsed
     after starting mocks: the crawl must see premium key points in the mock page, the
     mock API and the key-points API."""
-    monkeypatch.setattr(graded, "key_points_for", _every_key_point)
+    monkeypatch.setattr(key_points, "key_points_for", _every_key_point)
     crawl, mocks = crawl_as(client_for, gated, "free")
     premium_points = {q.points_marker for q in gated.questions if q.access == "premium"}
     leaks = crawl.leaks(premium_points)

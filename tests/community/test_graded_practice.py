@@ -231,6 +231,6 @@ def test_key_point_errors_and_locks(client_for, free_user, open_q, premium_q):
     ("made", "rating"), [([], 1), ([1], 1), ([1, 2], 2), ([1, 2, 3, 4], 3), ([1, 2, 3, 4, 5], 4)]
 )
 def test_key_point_fractions_map_to_ratings(made, rating):
-    from inferview.community.practice.graded import rating_for
+    from inferview.community.practice.key_points import rating_for
 
     assert rating_for(len(made) / 5) == rating

@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 
 from inferview.api.errors import ApiError
 from inferview.community.models import NumericAnswer
-from inferview.community.practice import graded
+from inferview.community.practice import graded, key_points
 from inferview.community.views.graded import GRADE_RATE
 from questions.models import Question
 from questions.selectors import published_questions
@@ -228,10 +228,10 @@ class KeyPointsView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         question = get_question(pk)
-        last = graded.last_key_points(user=request.user, question=question)
+        last = key_points.last_key_points(user=request.user, question=question)
         return Response(
             {
-                "key_points": graded.key_points_for(request.user, question),
+                "key_points": key_points.key_points_for(request.user, question),
                 "last": KeyPointScoreSerializer(last).data if last is not None else None,
             }
         )
@@ -246,6 +246,6 @@ class KeyPointsView(APIView):
         data = validated(KeyPointsWriteSerializer, request.data)
         question = get_question(pk)
         score = call_service(
-            graded.key_points_score, user=request.user, question=question, made=data["made"]
+            key_points.key_points_score, user=request.user, question=question, made=data["made"]
         )
         return Response(KeyPointScoreSerializer(score).data, status=status.HTTP_201_CREATED)

@@ -11,7 +11,7 @@ from rest_framework import serializers
 from inferview.community.models import (
     MockSession,
 )
-from inferview.community.practice import graded, mock
+from inferview.community.practice import graded, key_points, mock
 from inferview.community.practice import services as practice_services
 from questions.models import Difficulty, Kind
 from questions.practice import KEY_POINTS_MAX
@@ -143,7 +143,7 @@ class MockSessionDetailSerializer(MockSessionSerializer):
                     "numeric": numeric,
                     "key_points": None
                     if stage == "answering"
-                    else graded.key_points_for(request.user, item.question),
+                    else key_points.key_points_for(request.user, item.question),
                 }
             )
         return MockItemSerializer(rows, many=True).data

@@ -1,4 +1,5 @@
-"""Graded practice: variants of parametric questions, numeric answers, key points.
+"""Graded practice: variants of parametric questions and numeric answers (key points are
+``practice.key_points``).
 
 The maths is ``calculators.grading`` (pure, no Django); this module decides who the
 learner is (a user, or an anonymous visitor's session), which attempt they are on,
@@ -27,7 +28,7 @@ from calculators import grading
 from calculators.errors import CalculatorInputError
 from calculators.formatting import number
 from inferview.access import policy
-from inferview.community.common import require_user, signed_in
+from inferview.community.common import signed_in
 from inferview.community.models import Draw, KeyPointScore, NumericAnswer, Rating
 from inferview.community.practice import services
 from questions.models import Question
@@ -259,55 +260,6 @@ def answers_of(*, user: Any, question: Question, limit: int = 20) -> list[Numeri
         .select_related("draw")
         .order_by("-created_at", "-id")[:limit]
     )
-
-
-# ------------------------------------------------------------------------- key points
-
-
-def key_points_for(user: Any, question: Question) -> list[str]:
-    """The question's key points, or [] when the viewer may not read its answer."""
-    return list(question.key_points or []) if policy.can_read(user, question) else []
-
-
-def rating_for(fraction: float) -> int:
-    """Key points made -> FSRS rating: under 40% again, under 70% hard, all easy."""
-    if fraction < 0.4:
-        return Rating.AGAIN
-    if fraction < 0.7:
-        return Rating.HARD
-    if fraction < 1:
-        return Rating.GOOD
-    return Rating.EASY
-
-
-@transaction.atomic
-def key_points_score(
-    *, user: Any, question: Question, made: Any, rate: bool = True
-) -> KeyPointScore:
-    """Record which key points the learner's own answer made; feeds FSRS unless ``rate``
-    is false (a mock interview rates once at its end, the same way)."""
-    require_user(user)
-    if not policy.can_read(user, question):
-        raise PermissionDenied("Your plan does not include this answer.")
-    total = len(question.key_points or [])
-    if not total:
-        raise ValidationError({"question": "This question has no key points yet."})
-    try:
-        ticked = sorted({int(m) for m in (made or [])})
-    except (TypeError, ValueError) as exc:
-        raise ValidationError({"made": "List the numbers of the points you made."}) from exc
-    if any(not 1 <= m <= total for m in ticked):
-        raise ValidationError({"made": f"Points are numbered 1 to {total}."})
-    score = KeyPointScore.objects.create(user=user, question=question, made=ticked, total=total)
-    if rate:
-        services.review_rate(user=user, question=question, rating=rating_for(score.fraction))
-    return score
-
-
-def last_key_points(*, user: Any, question: Question) -> KeyPointScore | None:
-    if not signed_in(user):
-        return None
-    return KeyPointScore.objects.filter(user=user, question=question).first()
 
 
 @dataclass(frozen=True)

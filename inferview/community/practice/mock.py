@@ -20,7 +20,7 @@ from django.utils import timezone
 from inferview.access import policy
 from inferview.community.common import require_user
 from inferview.community.models import MockItem, MockSession
-from inferview.community.practice import graded
+from inferview.community.practice import graded, key_points
 from questions.models import Difficulty, Kind, Track
 from questions.selectors import published_questions
 
@@ -184,7 +184,7 @@ def finish(*, user: Any, session: MockSession, ticks: dict[int, Any]) -> MockSes
     for item in session.items.all():
         if item.question.key_points:
             try:
-                score = graded.key_points_score(
+                score = key_points.key_points_score(
                     user=user, question=item.question, made=ticks.get(item.position) or []
                 )
             except ValidationError as exc:

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
 from inferview.community.practice import graded
+from inferview.community.practice.key_points import key_points_score
 from questions.models import Question
 from questions.selectors import published_questions
 
@@ -125,7 +126,7 @@ def key_points(request: HttpRequest, pk: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect(f"{reverse('account_login')}?{urlencode({'next': back})}")
     try:
-        score = graded.key_points_score(
+        score = key_points_score(
             user=request.user, question=question, made=request.POST.getlist("made")
         )
     except ValidationError as exc:

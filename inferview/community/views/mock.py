@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from inferview.community.models import MockSession
-from inferview.community.practice import graded, mock
+from inferview.community.practice import graded, key_points, mock
 from questions.markdown import render_markdown
 from questions.models import Difficulty, Kind, Track
 
@@ -131,7 +131,7 @@ def mock_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 )
     elif stage == "key-points":
         context["items"] = [
-            (i, graded.key_points_for(request.user, i.question)) for i in session.items.all()
+            (i, key_points.key_points_for(request.user, i.question)) for i in session.items.all()
         ]
     else:
         context["rows"] = mock.summary(session)
