@@ -1,4 +1,5 @@
-"""Per-user posting limits, one counter shared by the HTML views and the API.
+"""Posting limits (comments per user, graded answers per address), each one counter
+shared by the HTML views and the API.
 
 django-ratelimit counts in the default cache, which every web process shares (a
 database cache on one machine, Redis in production), so the limit holds across
@@ -12,14 +13,29 @@ Retry-After rather than 500.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.http import HttpRequest
 from django_ratelimit.core import is_ratelimited
 
 DEFAULT_COMMENT_RATE = "6/m"
+GRADE_RATE = "120/m"  # numeric answers per visitor: cheap, but each runs the kernels
 
 
 def comment_rate_limited(request: HttpRequest) -> bool:
     """Count this post; True when the user is over the limit and it must be refused."""
     rate = getattr(settings, "COMMENT_RATE", DEFAULT_COMMENT_RATE)
     return is_ratelimited(request, group="community.comment", key="user", rate=rate, increment=True)
+
+
+def _no_address(group: str, request: Any) -> str:
+    return "no-address"
+
+
+def grading_rate_limited(request: HttpRequest) -> bool:
+    """Count one graded answer, from the numbers page or the API alike (same group, key and
+    rate: one counter per address). A request without REMOTE_ADDR (some WSGI callers)
+    shares one bucket rather than failing django-ratelimit's "ip" key."""
+    key: Any = "ip" if request.META.get("REMOTE_ADDR") else _no_address
+    return is_ratelimited(request, group="practice.grade", key=key, rate=GRADE_RATE, increment=True)

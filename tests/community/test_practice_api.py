@@ -244,9 +244,9 @@ def test_a_question_without_practice_or_unpublished_is_named(client, db):
 
 
 def test_grading_is_rate_limited_with_the_api_s_429(client, open_q, monkeypatch):
-    from inferview.community.api import graded as graded_api
+    from inferview.community import ratelimits
 
-    monkeypatch.setattr(graded_api, "GRADE_RATE", "2/m")
+    monkeypatch.setattr(ratelimits, "GRADE_RATE", "2/m")
     assert answer(client, open_q, "1").status_code == 200
     assert answer(client, open_q, "1").status_code == 200
     r = answer(client, open_q, "1")
@@ -257,11 +257,9 @@ def test_grading_is_rate_limited_with_the_api_s_429(client, open_q, monkeypatch)
 def test_the_api_and_the_page_share_one_grading_limit(client, open_q, monkeypatch):
     from django.urls import reverse
 
-    from inferview.community.api import graded as graded_api
-    from inferview.community.views import graded as graded_views
+    from inferview.community import ratelimits
 
-    monkeypatch.setattr(graded_api, "GRADE_RATE", "2/m")
-    monkeypatch.setattr(graded_views, "GRADE_RATE", "2/m")
+    monkeypatch.setattr(ratelimits, "GRADE_RATE", "2/m")
     page = reverse("community:numbers", args=[open_q.pk])
     assert client.post(page, {"value": "1", "unit": "GB", "attempt": 1}).status_code == 200
     assert answer(client, open_q, "1").status_code == 200

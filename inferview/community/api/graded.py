@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from django_ratelimit.core import is_ratelimited
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
@@ -28,7 +27,7 @@ from rest_framework.views import APIView
 from inferview.api.errors import ApiError
 from inferview.community.models import NumericAnswer
 from inferview.community.practice import graded, key_points
-from inferview.community.views.graded import GRADE_RATE
+from inferview.community.ratelimits import grading_rate_limited
 from questions.models import Question
 from questions.selectors import published_questions
 
@@ -99,19 +98,6 @@ def _grade_payload(result: graded.GradedAnswer) -> dict[str, Any]:
         "steps": steps["steps"] if result.may_read and steps is not None else None,
         "saved_id": result.saved.pk if result.saved is not None else None,
     }
-
-
-def _no_address(group: str, request: Any) -> str:
-    return "no-address"
-
-
-def grading_rate_limited(request: Request) -> bool:
-    """Count one graded answer against the HTML view's limit (same group, key and rate, so
-    one counter per address). A request without REMOTE_ADDR (some WSGI callers) shares one
-    bucket rather than failing django-ratelimit's "ip" key."""
-    raw = request._request
-    key: Any = "ip" if raw.META.get("REMOTE_ADDR") else _no_address
-    return is_ratelimited(raw, group="practice.grade", key=key, rate=GRADE_RATE, increment=True)
 
 
 class VariantView(APIView):
@@ -188,7 +174,7 @@ class AnswerListView(generics.ListAPIView):
         tags=TAGS,
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        if grading_rate_limited(request):
+        if grading_rate_limited(request._request):
             raise ApiError(
                 "rate_limited",
                 "That is a lot of answers in a minute; wait a moment.",

@@ -17,16 +17,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
-from django_ratelimit.core import is_ratelimited
 
 from inferview.community.practice import graded
 from inferview.community.practice.key_points import key_points_score
+from inferview.community.ratelimits import grading_rate_limited
 from questions.models import Question
 from questions.selectors import published_questions
 
 from .common import _apply_errors
-
-GRADE_RATE = "120/m"  # numeric answers per visitor: cheap, but each runs the kernels
 
 
 class NumericAnswerForm(forms.Form):
@@ -82,9 +80,7 @@ def numbers(request: HttpRequest, pk: int) -> HttpResponse:
     result = steps = None
     status = 200
     if request.method == "POST":
-        if is_ratelimited(
-            request, group="practice.grade", key="ip", rate=GRADE_RATE, increment=True
-        ):
+        if grading_rate_limited(request):
             form.add_error(None, "That is a lot of answers in a minute; wait a moment.")
             status = 429
         elif form.is_valid():
