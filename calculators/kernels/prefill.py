@@ -33,7 +33,7 @@ def prefill(
     prompt_tokens: ArrayLike,
     peak_tflops: ArrayLike,
     batch: ArrayLike = 1,
-    compute_efficiency: ArrayLike = 1.0,
+    compute_efficiency: ArrayLike = 0.5,
     mask: ArrayLike = "causal",
     embedding_params_b: ArrayLike | None = None,
     vocab: ArrayLike | None = None,
