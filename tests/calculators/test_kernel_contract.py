@@ -140,3 +140,16 @@ def test_the_array_helpers_fix_their_dtypes():
     assert labels.dtype == object and labels.tolist() == ["yes", "no", "yes"]
     long = labels_where([True], "compute-bound at every batch size", "m")
     assert long.tolist() == ["compute-bound at every batch size"]
+
+
+SWEEPS = [(slug, name, raw) for slug, name, preset, raw in CASES if preset is None]
+
+
+@pytest.mark.parametrize(("slug", "name", "raw"), SWEEPS, ids=[f"{s}-{n}" for s, n, _ in SWEEPS])
+def test_every_output_of_a_kernel_has_the_shape_of_its_one_swept_input(slug, name, raw):
+    """Called directly (not through compute, which broadcasts again), a kernel gives every
+    output the broadcast shape of its inputs, whichever one input is swept."""
+    arrays = kernel_arrays(slug, raw)
+    assert arrays[name].shape == (100,)
+    for output, value in KERNELS[slug](**arrays).items():
+        assert np.shape(value) == (100,), (output, np.shape(value))
