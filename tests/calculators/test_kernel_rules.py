@@ -89,7 +89,7 @@ def test_roofline_times_from_flops_and_bytes():
 def test_roofline_takes_intensity_when_bytes_are_missing_and_says_what_it_needs():
     out = roofline(peak_tflops=1000, bandwidth_tbs=2, intensity=800, flops=2e12)
     assert "compute_s" not in out and out["bound"] == "compute"
-    with pytest.raises(ValueError, match="roofline needs intensity, or flops and bytes"):
+    with pytest.raises(ValueError, match="^roofline needs intensity, or flops and bytes$"):
         roofline(peak_tflops=1000, bandwidth_tbs=2, flops=2e12)
 
 
@@ -268,11 +268,15 @@ def test_kv_cache_to_the_byte_with_local_layers():
 
 
 def test_kv_cache_and_moe_say_what_they_need():
-    with pytest.raises(ValueError, match="kv_cache needs kv_heads and head_dim, or kv_lora_rank"):
+    with pytest.raises(ValueError, match="^kv_cache needs kv_heads and head_dim, or kv_lora_rank$"):
         kv_cache(layers=32, seq_len=10, kv_heads=8)
-    with pytest.raises(ValueError, match="moe_active needs total and active params, or the"):
+    with pytest.raises(
+        ValueError, match="^moe_active needs total and active params, or the expert layout$"
+    ):
         moe_active(total_params_b=10)
-    with pytest.raises(ValueError, match="give kv_bytes_per_token or the architecture"):
+    with pytest.raises(
+        ValueError, match=r"^give kv_bytes_per_token or the architecture \(layers, \.\.\.\)$"
+    ):
         paged_kv_capacity(device_memory_gb=80, weights_gb=10, mean_tokens=10, max_tokens=20)
 
 
@@ -293,6 +297,8 @@ def test_moe_active_from_the_layout_and_from_totals():
     totals = moe_active(total_params_b=100, active_params_b=20, bytes_per_param=1.5, experts=8)
     close(totals["active_gb"], 30.0)
     close(totals["batched_resident_gb"], 150.0)
+    with_ep = moe_active(total_params_b=100, active_params_b=20, expert_params_b=0.5)
+    close(with_ep["active_fraction"], 0.2)
 
 
 def test_fallback_latency_to_the_microsecond():
@@ -353,7 +359,7 @@ def test_mig_profile_lookups():
     names = all_mig_profile_names()
     assert len(names) == len(set(names))
     assert set(names) == {p.name for ps in MIG_PROFILES.values() for p in ps}
-    with pytest.raises(KeyError, match="h100-sxm has no MIG profile '9g.1gb'"):
+    with pytest.raises(KeyError, match="^\"h100-sxm has no MIG profile '9g.1gb'\"$"):
         mig_profile("h100-sxm", "9g.1gb")
 
 
@@ -373,3 +379,42 @@ def test_a_mig_profile_as_the_api_lists_it():
         "source": p.source,
     }
     assert d["compute_slices"] == 1 and d["max_instances"] == 7
+
+
+BASE = dict(params_b=7, bytes_per_param=2, bandwidth_tbs=2, bandwidth_efficiency=0.8, batch_size=3)
+
+
+def same_outputs(a, b):
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_array_equal(np.asarray(a[name]), np.asarray(b[name]), err_msg=name)
+
+
+def test_decode_ignores_half_an_architecture_or_half_an_moe_layout():
+    """Attention FLOPs need heads, head_dim and layers together, the MoE read needs
+    experts, experts_per_token and expert_params_b together: one of them alone changes
+    nothing (validation asks for the rest before a run gets here)."""
+    dense = decode_bound(**BASE, kv_gb_per_seq=0.1, layers=32)
+    same_outputs(decode_bound(**BASE, kv_gb_per_seq=0.1, layers=32, heads=32), dense)
+    same_outputs(decode_bound(**BASE, kv_gb_per_seq=0.1, layers=32, head_dim=128), dense)
+    same_outputs(decode_bound(**BASE, kv_gb_per_seq=0.1, layers=32, experts=64), dense)
+    same_outputs(decode_bound(**BASE, kv_gb_per_seq=0.1, layers=32, expert_params_b=0.5), dense)
+
+
+def test_decode_derives_kv_without_rope_or_local_layers_by_default():
+    """MLA with 61 layers and a 512-wide latent in BF16, no RoPE key: 61 × 512 × 2 =
+    62,464 bytes a token, × 4,096 tokens = 0.255852544 GB a sequence. GQA with 32
+    layers, 8 KV heads of 128: 2 × 32 × 8 × 128 × 2 = 131,072 bytes, 0.536870912 GB,
+    every layer global unless local_layers says otherwise."""
+    mla = decode_bound(**BASE, layers=61, kv_lora_rank=512)
+    close(mla["kv_read_gb_per_seq"], 0.255852544)
+    gqa = decode_bound(**BASE, layers=32, kv_heads=8, head_dim=128)
+    close(gqa["kv_read_gb_per_seq"], 0.536870912)
+    close(gqa["bytes_per_step_gb"], 14 + 3 * 0.536870912)
+
+
+def test_decode_outputs_keep_the_shape_of_an_input_that_plays_no_part():
+    """Without a peak, compute_efficiency changes nothing, but a sweep over it still
+    gets one column per point."""
+    out = decode_bound(**BASE, kv_gb_per_seq=0.1, compute_efficiency=[0.4, 0.5, 0.6])
+    assert {np.shape(v) for v in out.values()} == {(3,)}
