@@ -23,6 +23,10 @@ def scheduler() -> fsrs.Scheduler:
     return fsrs.Scheduler(enable_fuzzing=getattr(settings, "FSRS_ENABLE_FUZZING", True))
 
 
+# The labels' scheduler: unfuzzed, so the labels are stable between page views. It holds
+# only its parameters, so one serves every request.
+LABEL_SCHEDULER = fsrs.Scheduler(enable_fuzzing=False)
+
 # The id plays no part in scheduling; passing one (the row's, or this for a card not yet
 # saved) stops fsrs.Card from sleeping a millisecond to make a unique timestamp id.
 UNSAVED_CARD_ID = 1
@@ -52,8 +56,8 @@ def preview_intervals(
     # A new card is an unsaved row with the model's defaults (learning, step 0), which are
     # fsrs.Card's; its due date plays no part in its first review.
     base = card_to_fsrs(card or ReviewCard())
-    sched = fsrs.Scheduler(enable_fuzzing=False)
     return {
-        r.value: sched.review_card(base, fsrs.Rating(r.value), review_datetime=now)[0].due - now
+        r.value: LABEL_SCHEDULER.review_card(base, fsrs.Rating(r.value), review_datetime=now)[0].due
+        - now
         for r in Rating
     }

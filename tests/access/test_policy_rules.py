@@ -150,3 +150,34 @@ def test_no_paywall_for_a_reader_who_may_read():
     item = QuestionFactory(access="account")
     reader = policy.preview_reader(Tier.FREE)
     assert policy.paywall_figures(reader, item, answers=published_questions()) is None
+
+
+@pytest.mark.django_db
+def test_the_premium_expression_marks_exactly_the_users_with_an_active_premium_entitlement():
+    """The annotation the auth backend loads the reader with: an active premium
+    entitlement of that user, not a revoked one, not another plan, not someone else's."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from inferview.access.models import Entitlement
+
+    premium, revoked, team, nobody = (UserFactory() for _ in range(4))
+    Entitlement.objects.create(user=premium, plan="premium", source="staff", reason="a")
+    Entitlement.objects.create(
+        user=revoked, plan="premium", source="staff", reason="b", revoked_at=timezone.now()
+    )
+    Entitlement.objects.create(user=team, plan="team", source="staff", reason="c")
+    marked = dict(
+        get_user_model().objects.annotate(p=policy.has_premium_expression()).values_list("pk", "p")
+    )
+    assert marked == {premium.pk: True, revoked.pk: False, team.pk: False, nobody.pk: False}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("staff", "superuser"), [(True, False), (False, True)])
+def test_staff_and_superusers_read_everything_without_an_entitlement_query(
+    staff, superuser, django_assert_num_queries
+):
+    user = UserFactory(is_staff=staff, is_superuser=superuser)
+    with django_assert_num_queries(0):
+        assert policy.viewer_tier(user) == Tier.PREMIUM
