@@ -418,3 +418,21 @@ def test_decode_outputs_keep_the_shape_of_an_input_that_plays_no_part():
     gets one column per point."""
     out = decode_bound(**BASE, kv_gb_per_seq=0.1, compute_efficiency=[0.4, 0.5, 0.6])
     assert {np.shape(v) for v in out.values()} == {(3,)}
+
+
+def test_decode_attention_flops_to_the_last_digit_and_local_layers_default_to_none():
+    """32 layers, 32 heads of 128 over a 2,048-token context: attention is
+    4 × 128 × 32 × (32 × 2,048) = 1,073,741,824 FLOP a token, so a token costs
+    2 × 7 + 1.073741824 = 15.073741824 GFLOP; 3 of them on 100 TFLOP/s × 0.5 take
+    15.073741824 × 3 / 50 = 0.90442450944 ms. A local window without local layers
+    makes no layer local: the KV read stays 2 × 32 × 8 × 128 × 2 × 2,048 bytes."""
+    kw = dict(layers=32, heads=32, head_dim=128, context_tokens=2048, kv_gb_per_seq=0.1)
+    out = decode_bound(**BASE, **kw, peak_tflops=100, compute_efficiency=0.5)
+    close(out["attention_flops_per_token"], 1_073_741_824)
+    close(out["compute_ms_per_step"], 15.073741824 * 3 / 50)
+    gqa = decode_bound(**BASE, layers=32, kv_heads=8, head_dim=128, context_tokens=2048)
+    windowed = decode_bound(
+        **BASE, layers=32, kv_heads=8, head_dim=128, context_tokens=2048, local_window=512
+    )
+    close(windowed["kv_read_gb_per_seq"], 2 * 32 * 8 * 128 * 2 * 2048 / 1e9)
+    close(windowed["kv_read_gb_per_seq"], gqa["kv_read_gb_per_seq"])
