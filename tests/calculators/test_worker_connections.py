@@ -38,3 +38,16 @@ def test_an_expired_connection_is_closed_before_the_next_task(closes):
     connection.close_at = 0  # older than CONN_MAX_AGE, as after a minute's work
     task_prerun.send(sender=None, task_id="t", task=None)
     assert closes == ["close"]
+
+
+@pytest.mark.django_db
+def test_an_eager_task_leaves_its_caller_s_transaction_alone(closes):
+    """A task run eagerly runs inside its caller (here, the test's transaction, so the
+    connection is out of autocommit, which Django's rules would drop)."""
+    from inferview.celery import app
+
+    assert not connection.get_autocommit()
+    result = app.tasks["calculators.noop"].apply()
+    assert result.successful() and closes == []
+    run_a_task()  # the same rules for a task a worker runs: this connection would go
+    assert "close" in closes
