@@ -13,12 +13,12 @@ saver the accounts app registers (``register_preference_saver``), as
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation.trans_real import parse_accept_lang_header
 
 SESSION_KEY = "currency"
 
@@ -31,9 +31,6 @@ CURRENCY_BY_REGION = {"IN": "INR"}
 CURRENCY_BY_LANGUAGE = dict.fromkeys(
     ("hi", "mr", "gu", "ta", "te", "kn", "ml", "pa", "or", "as", "kok", "mai"), "INR"
 )
-#: Django's own parser stops at this length too: a longer header is someone's experiment.
-ACCEPT_LANGUAGE_MAX = 500
-
 #: ``saver(user=..., currency=...)``: keyword-only, like the services it names.
 PreferenceSaver = Callable[..., None]
 _savers: list[PreferenceSaver] = []
@@ -75,47 +72,26 @@ def format_amount(currency: str, amount: int) -> str:
     return f"{symbol}{text}"
 
 
-def _languages(header: str) -> list[str]:
-    """The tags of an ``Accept-Language`` header, most wanted first (``q=0`` dropped)."""
-    ranked: list[tuple[float, int, str]] = []
-    for index, part in enumerate(header.split(",")):
-        tag, _, params = part.strip().partition(";")
-        q = 1.0
-        params = params.strip()
-        if params.startswith("q="):
-            try:
-                q = float(params[2:])
-            except ValueError:
-                continue  # a malformed weight: ignore that tag, not the header
-        if tag.strip() and q > 0:
-            ranked.append((-q, index, tag.strip()))
-    return [tag for _, _, tag in sorted(ranked)]
+def currency_for_languages(header: str) -> str | None:
+    """The currency the browser's languages point to, or None when they say nothing.
 
-
-@functools.lru_cache(maxsize=512)
-def _currency_named_by(header: str) -> str | None:
-    # Cached: browsers send a handful of distinct headers, and a page asks several times.
-    for tag in _languages(header):
-        language, _, rest = tag.replace("_", "-").partition("-")
+    Tags are read most wanted first, as Django's own locale middleware reads them (a
+    malformed header says nothing). The first tag that names a region decides (``en-IN``
+    -> INR, ``en-US`` -> None: the default); a tag without a region decides only if its
+    language is listed."""
+    for tag, q in parse_accept_lang_header(header or ""):
+        if q <= 0:  # q=0 means "not this one"
+            continue
+        language, _, rest = tag.partition("-")
         # the region is the first two-letter (or three-digit) subtag after the language
         region = next(
             (s.upper() for s in rest.split("-") if len(s) == 2 or (len(s) == 3 and s.isdigit())),
             "",
         )
-        if region:
-            return CURRENCY_BY_REGION.get(region)
-        if language.lower() in CURRENCY_BY_LANGUAGE:
-            return CURRENCY_BY_LANGUAGE[language.lower()]
+        found = CURRENCY_BY_REGION.get(region) if region else CURRENCY_BY_LANGUAGE.get(language)
+        if region or found:
+            return found if is_supported(found) else None
     return None
-
-
-def currency_for_languages(header: str) -> str | None:
-    """The currency the browser's languages point to, or None when they say nothing.
-
-    The first tag that names a region decides (``en-IN`` -> INR, ``en-US`` -> None: the
-    default); a tag without a region decides only if its language is listed."""
-    found = _currency_named_by((header or "")[:ACCEPT_LANGUAGE_MAX])  # cut before caching
-    return found if is_supported(found) else None
 
 
 def viewer_currency(request: Any) -> str:

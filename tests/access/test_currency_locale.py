@@ -18,13 +18,14 @@ USD_FIRST = 'for <strong class="paywall-price">$25 / ₹2,000</strong>'
         ("en-IN,en;q=0.9", "INR"),
         ("hi", "INR"),
         ("ta-IN", "INR"),
-        ("en_in", "INR"),  # some clients send underscores and lower case
+        ("en-in", "INR"),  # case does not matter
+        ("en_IN", None),  # not a language tag: the header is malformed and says nothing
         ("en, en-IN;q=0.8", "INR"),  # a bare "en" says nothing; the next tag decides
         ("en-US,en;q=0.9", None),
         ("en-GB, hi;q=0.5", None),  # the first tag with a region decides
         ("en-IN;q=0.2, en-US;q=0.9", None),  # weights, not order
         ("en-IN;q=0, fr", None),  # q=0 means "not this one"
-        ("en-IN;q=abc, hi;q=0.1", "INR"),  # a broken weight drops its tag only
+        ("en-IN;q=abc, hi;q=0.1", None),  # a broken weight: the header says nothing
         ("zh-Hant-TW", None),
         ("es-419", None),
         ("*", None),
