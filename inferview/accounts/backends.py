@@ -15,7 +15,7 @@ cache does little else, so this is a quarter of its time.
 
 from __future__ import annotations
 
-import threading
+import functools
 from typing import Any
 
 from allauth.account.auth_backends import AuthenticationBackend as AllauthBackend
@@ -27,27 +27,20 @@ from inferview.access import policy
 
 #: Any id: the query is compiled with it and the id is then the last parameter.
 _PROBE_ID = 2_147_483_001
-_compiled: dict[str, tuple[str, tuple[Any, ...]]] = {}
-_compiled_lock = threading.Lock()
 
 
+@functools.cache
 def _user_sql(model: Any) -> tuple[str, tuple[Any, ...]]:
     """The SQL of "this user with ``_has_premium``" and its parameters but the id."""
-    label = model._meta.label
-    found = _compiled.get(label)
-    if found is None:
-        queryset = model._default_manager.annotate(
-            _has_premium=policy.has_premium_expression()
-        ).filter(pk=_PROBE_ID)
-        sql, params = queryset.query.sql_with_params()
-        # The id filter is the last thing the ORM compiles (the WHERE of the outer query);
-        # were that ever not so, the check fails loudly rather than binding the id wrongly.
-        if not params or params[-1] != _PROBE_ID or list(params).count(_PROBE_ID) != 1:
-            raise RuntimeError(f"cannot precompile the reader query: {params!r}")
-        found = (sql, tuple(params[:-1]))
-        with _compiled_lock:
-            _compiled[label] = found
-    return found
+    queryset = model._default_manager.annotate(_has_premium=policy.has_premium_expression()).filter(
+        pk=_PROBE_ID
+    )
+    sql, params = queryset.query.sql_with_params()
+    # The id filter is the last thing the ORM compiles (the WHERE of the outer query);
+    # were that ever not so, the check fails loudly rather than binding the id wrongly.
+    if not params or params[-1] != _PROBE_ID or list(params).count(_PROBE_ID) != 1:
+        raise RuntimeError(f"cannot precompile the reader query: {params!r}")
+    return sql, tuple(params[:-1])
 
 
 class _LoadsTier:

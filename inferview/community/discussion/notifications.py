@@ -35,7 +35,7 @@ def _recipient(reply: Comment):
     to = parent.author
     if to is None or not to.is_active or not to.email or to.pk == reply.author_id:
         return None
-    if not getattr(to, "email_replies", True):
+    if not to.email_replies:
         return None
     return to
 
