@@ -32,8 +32,14 @@ def safe_div(num: ArrayLike, den: ArrayLike) -> Floats:
 
 def shaped(shape: tuple[int, ...], **arrays: Any) -> dict[str, np.ndarray]:
     """Give every output the broadcast shape (read-only views where an output is constant,
-    so a scalar never gets copied a million times)."""
-    return {k: np.broadcast_to(np.asarray(v), shape) for k, v in arrays.items()}
+    so a scalar never gets copied a million times). An output that already has the shape
+    is returned as it is: np.broadcast_to costs microseconds a call, which adds up on
+    small grids."""
+    out = {}
+    for k, v in arrays.items():
+        v = np.asarray(v)
+        out[k] = v if v.shape == shape else np.broadcast_to(v, shape)
+    return out
 
 
 def labels_where(cond: ArrayLike, if_true: str, if_false: str) -> np.ndarray:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._common import f64, labels_where, safe_div
+from ._common import f64, labels_where, safe_div, shaped
 
 PRECISION_BYTES = {
     "fp32": 4.0,
@@ -68,7 +68,10 @@ def kv_bytes_of(
 
 
 def precision_bytes(names: ArrayLike) -> np.ndarray:
-    """Bytes per element for an array of precision names."""
+    """Bytes per element for a precision name or an array of them (nan for an unknown
+    name)."""
+    if isinstance(names, str):  # the usual case: one precision for the whole run
+        return np.float64(PRECISION_BYTES.get(names, np.nan))
     names = np.asarray(names, dtype=str)
     out = np.full(names.shape, np.nan)
     for name, size in PRECISION_BYTES.items():
@@ -180,5 +183,4 @@ def serving_estimate(
     if gpu_cost_per_hour is not None:
         usd_per_s = f64(gpu_cost_per_hour) * tp_ / 3600.0
         out["cost_per_m_output_tokens"] = usd_per_s / tokens_per_s_total * 1e6
-    shape = np.broadcast_shapes(*(np.shape(v) for v in out.values()))
-    return {k: np.broadcast_to(v, shape) for k, v in out.items()}
+    return shaped(np.broadcast_shapes(*(np.shape(v) for v in out.values())), **out)
