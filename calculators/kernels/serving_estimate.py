@@ -71,7 +71,7 @@ def precision_bytes(names: ArrayLike) -> np.ndarray:
     """Bytes per element for a precision name or an array of them (nan for an unknown
     name)."""
     if isinstance(names, str):  # the usual case: one precision for the whole run
-        return np.float64(PRECISION_BYTES.get(names, np.nan))
+        return np.asarray(PRECISION_BYTES.get(names, np.nan))
     names = np.asarray(names, dtype=str)
     out = np.full(names.shape, np.nan)
     for name, size in PRECISION_BYTES.items():
