@@ -6,8 +6,10 @@
 What it does, all in this process tree:
 1. Creates a scratch database ``<name>_bench`` next to DATABASE_URL's, migrates it and
    imports the shipped content (the real pages, real sizes).
-2. Starts gunicorn with production's ``gunicorn.conf.py`` (2 sync workers, recycled every
-   ~2,000 requests, the application preloaded and warmed) and settings as production runs
+2. Starts gunicorn with production's ``gunicorn.conf.py`` (worker recycling, the
+   application preloaded and warmed) as 2 sync workers with one thread each (gunicorn
+   runs a "sync" worker with more than one thread as gthread, keeping connections alive
+   in one process while the other idles) and settings as production runs
    them (DEBUG off), with the site's URLs plus ``/__bare__/``: a view that returns "ok"
    through the same middleware stack. That is the floor every page is compared with.
 3. Runs wrk (c=8, 2 threads) against each page in interleaved rounds (a shuffled order per
@@ -107,9 +109,10 @@ def start_gunicorn(env: dict[str, str]) -> subprocess.Popen:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     proc = subprocess.Popen(
         # production's gunicorn.conf.py (worker recycling, preloading, heartbeat in
-        # /dev/shm), with the 2 sync workers
+        # /dev/shm), with the 2 sync workers: --threads 1, or gunicorn runs
+        # gthread (the config's threads) whatever the worker class says
         [str(gunicorn), "-c", str(ROOT / "gunicorn.conf.py"), "benchmarks.wsgi",
-         "--bind", f"127.0.0.1:{PORT}", "--workers", "2", "--worker-class", "sync",
+         "--bind", f"127.0.0.1:{PORT}", "--workers", "2", "--worker-class", "sync", "--threads", "1",
          "--log-level", "warning"],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip

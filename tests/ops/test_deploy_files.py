@@ -1,7 +1,9 @@
 """The deploy files describe many hosts correctly: compose.yaml (parsed, since CI has no
 compose plugin), the Dockerfile, the Procfile and the gunicorn config."""
 
+import logging
 import re
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -91,4 +93,61 @@ def test_gunicorn_config_loads():
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
-    assert out == ["gthread", "30", "2000", "None"]
+    assert out == ["gthread", "30", "10000", "None"]
+
+
+@pytest.fixture
+def gunicorn_conf():
+    return runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+
+
+def new_worker(cls):
+    """A worker object as post_worker_init receives it, without forking one."""
+    worker = cls.__new__(cls)
+    worker.log = logging.getLogger("test.gunicorn")
+    return worker
+
+
+def test_recycling_jitter_is_half_of_max_requests(gunicorn_conf):
+    assert gunicorn_conf["max_requests"] == 10000
+    assert gunicorn_conf["max_requests_jitter"] == 5000
+
+
+@pytest.fixture
+def opened(monkeypatch):
+    """Which connections post_worker_init opens (recorded, not opened)."""
+    from django.core.cache import caches
+    from django.db import connections
+
+    calls = []
+    monkeypatch.setattr(connections["default"], "ensure_connection", lambda: calls.append("db"))
+    monkeypatch.setattr(caches["default"], "get", lambda *a, **k: calls.append("cache"))
+    return calls
+
+
+def test_sync_worker_opens_its_connections_before_its_first_request(gunicorn_conf, opened):
+    from gunicorn.workers.sync import SyncWorker
+
+    gunicorn_conf["post_worker_init"](new_worker(SyncWorker))
+    assert sorted(opened) == ["cache", "db"]
+
+
+def test_threaded_worker_opens_nothing_on_a_thread_that_serves_no_request(gunicorn_conf, opened):
+    from gunicorn.workers.gthread import ThreadWorker
+
+    gunicorn_conf["post_worker_init"](new_worker(ThreadWorker))
+    assert opened == []
+
+
+@pytest.mark.django_db
+def test_worker_boots_when_the_database_is_down(gunicorn_conf, monkeypatch, caplog):
+    from django.db import OperationalError, connections
+    from gunicorn.workers.sync import SyncWorker
+
+    def refuse():
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connections["default"], "ensure_connection", refuse)
+    with caplog.at_level(logging.WARNING, logger="test.gunicorn"):
+        gunicorn_conf["post_worker_init"](new_worker(SyncWorker))  # must not raise
+    assert "warm-up skipped: OperationalError: connection refused" in caplog.text
