@@ -70,3 +70,22 @@ def test_each_reader_gets_their_own_row_from_the_compiled_query():
         assert ReaderBackend().get_user(first.pk).pk == first.pk
         assert ReaderBackend().get_user(second.pk).pk == second.pk
     assert policy.viewer_tier(ReaderBackend().get_user(first.pk)) == Tier.PREMIUM
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_loaded_reader_is_the_row_the_orm_loads(backend):
+    """Every field as a queryset converts it (SQLite returns datetimes as text), and a
+    saved row, so a later ``save()`` updates it."""
+    from django.utils import timezone
+
+    user = UserFactory(last_login=timezone.now(), first_name="Ada")
+    loaded = backend().get_user(user.pk)
+    fresh = type(user).objects.get(pk=user.pk)
+    for field in type(user)._meta.concrete_fields:
+        assert getattr(loaded, field.attname) == getattr(fresh, field.attname), field.name
+    assert loaded.last_login.tzinfo is not None
+    assert not loaded._state.adding and loaded._state.db == "default"
+    loaded.first_name = "Grace"
+    loaded.save(update_fields=["first_name"])
+    assert type(user).objects.get(pk=user.pk).first_name == "Grace"
