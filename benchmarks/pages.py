@@ -250,11 +250,13 @@ def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
         finally:
             stop(proc)
     base = sizes[0]
-    print(f"\n{'synthetic questions':>20} {'search p50':>11} {'x':>6} {'track p50':>10} {'x':>6}")
+    print(
+        f"\n{'synthetic questions':>20} {'search p50 ms':>14} {'x':>6} {'track p50 ms':>13} {'x':>6}"
+    )
     for size in sizes:
         s, t = p50s[size]["search"], p50s[size]["track"]
         print(
-            f"{size:>20} {s:10.1f}m {s / p50s[base]['search']:6.2f} {t:9.1f}m {t / p50s[base]['track']:6.2f}"
+            f"{size:>20} {s:14.1f} {s / p50s[base]['search']:6.2f} {t:13.1f} {t / p50s[base]['track']:6.2f}"
         )
 
 
