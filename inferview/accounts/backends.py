@@ -10,7 +10,7 @@ That query is built by the ORM once per process and then run on a plain cursor w
 reader's id, the row made into a user with ``Model.from_db`` (as the ORM itself does).
 Building and compiling an annotated queryset with a subquery is most of what loading the
 reader costs: measured on PostgreSQL, 0.91 ms a load through the ORM against 0.25 ms for
-the same SQL compiled once; ``raw()`` then added about 0.14 ms of its own (column
+the same SQL compiled once; ``raw()`` then added about 0.08 ms of its own (column
 mapping and converters worked out again on every call). A signed-in page served from the
 page cache does little else, so this is a quarter of its time.
 """
