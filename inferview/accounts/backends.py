@@ -33,46 +33,46 @@ _PROBE_ID = 2_147_483_001
 
 
 @functools.cache
-def _user_sql(model: Any, alias: str) -> tuple[str, tuple[Any, ...]]:
-    """The SQL of "this user's columns, then ``_has_premium``" and its parameters but the
-    id: the columns in ``concrete_fields`` order, which is what ``from_db`` reads."""
-    columns = [f.attname for f in model._meta.concrete_fields]
+def _user_sql(model: Any, alias: str) -> tuple[str, tuple[Any, ...], list[Any]]:
+    """The SQL of "this user's columns, then ``_has_premium``", its parameters but the id,
+    and the column expressions: in ``concrete_fields`` order, which is what ``from_db``
+    reads."""
+    fields = model._meta.concrete_fields
     queryset = (
         model._default_manager.using(alias)
         .annotate(_has_premium=policy.has_premium_expression())
         .filter(pk=_PROBE_ID)
-        .values_list(*columns, "_has_premium")
+        .values_list(*(f.attname for f in fields), "_has_premium")
     )
     sql, params = queryset.query.get_compiler(alias).as_sql()
     # The id filter is the last thing the ORM compiles (the WHERE of the outer query);
     # were that ever not so, the check fails loudly rather than binding the id wrongly.
     if not params or params[-1] != _PROBE_ID or list(params).count(_PROBE_ID) != 1:
         raise RuntimeError(f"cannot precompile the reader query: {params!r}")
-    return sql, tuple(params[:-1])
+    return sql, tuple(params[:-1]), [f.get_col(model._meta.db_table) for f in fields]
 
 
 def _load_reader(model: Any, pk: Any) -> Any:
     """The user ``pk`` with ``_has_premium`` set, or None: one query."""
     alias = router.db_for_read(model)
     connection = connections[alias]
-    sql, params = _user_sql(model, alias)
+    sql, params, columns = _user_sql(model, alias)
     with connection.cursor() as cursor:
         cursor.execute(sql, (*params, pk))
         row = cursor.fetchone()
     if row is None:
         return None
-    fields = model._meta.concrete_fields
-    values = list(row[: len(fields)])
+    values = list(row[: len(columns)])
     # What the database returns as it stores it (SQLite: datetimes as text) made Python
-    # values, by the same converters a queryset applies.
-    for i, field in enumerate(fields):
-        column = field.get_col(model._meta.db_table)
-        for convert in connection.ops.get_db_converters(column) + field.get_db_converters(
-            connection
-        ):
+    # values, by the converters a queryset applies (SQLCompiler.get_converters): the
+    # backend's, then the field's. Looked up per call, as they belong to this thread's
+    # connection.
+    for i, column in enumerate(columns):
+        converters = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+        for convert in converters:
             values[i] = convert(values[i], column, connection)
-    user = model.from_db(alias, [f.attname for f in fields], values)
-    user._has_premium = bool(row[len(fields)])
+    user = model.from_db(alias, [c.target.attname for c in columns], values)
+    user._has_premium = bool(row[len(columns)])
     return user
 
 
