@@ -12,7 +12,11 @@ ENV PYTHONUNBUFFERED=1 \
 WORKDIR /app
 # Dependencies first, so a code change does not reinstall them.
 COPY pyproject.toml ./
-RUN pip install .
+# PyICU (display-name skeletons) compiles against ICU: the compiler goes after the build.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends g++ pkg-config libicu-dev \
+ && pip install . \
+ && apt-get purge -y g++ pkg-config && apt-get autoremove -y && rm -rf /var/lib/apt/lists/*
 COPY . .
 # Static files are built once, here, into whitenoise's manifest of hashed names; no web
 # process collects them at start. The secret is a throwaway for this one command.

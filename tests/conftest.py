@@ -125,6 +125,16 @@ def staff_user(db):
 
 
 @pytest.fixture
+def moderator(db):
+    """Staff with the one permission moderation needs (``community.moderate_comment``)."""
+    from django.contrib.auth.models import Permission
+
+    u = UserFactory(is_staff=True)
+    u.user_permissions.add(Permission.objects.get(codename="moderate_comment"))
+    return type(u).objects.get(pk=u.pk)  # a fresh permission cache
+
+
+@pytest.fixture
 def verified_user(db):
     """A free user who can sign in with email and password (allauth needs a verified address)."""
     from allauth.account.models import EmailAddress

@@ -135,6 +135,7 @@ class PurchaseAdmin(ReadOnlyAdmin):
         "amount_display",
         "created_at",
         "paid_at",
+        "note",
     ]
     list_filter = ["status", "provider", "currency"]
     search_fields = ["checkout_session_id", "payment_intent_id", "user__email"]

@@ -28,6 +28,10 @@ class Purchase(models.Model):
         REFUNDED = "refunded", "Refunded"
         DISPUTED = "disputed", "Disputed"
         EXPIRED = "expired", "Expired"
+        # A paid checkout the site never started that is not the site's own product at the
+        # site's price (another product on the same Stripe account, a Payment Link): kept
+        # for a human to look at, never granted.
+        REFUSED = "refused", "Refused (not our checkout)"
 
     # SET_NULL, not CASCADE: deleting an account removes the person, but the provider's
     # ids stay so a later refund or dispute for this payment can still be matched.
@@ -48,6 +52,9 @@ class Purchase(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     paid_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(
+        max_length=255, blank=True, help_text="Why the fulfilment refused it, for a human."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -22,9 +22,9 @@ def purchases_of(*, user: Any) -> QuerySet[Purchase]:
 
 def receipts_of(*, user: Any) -> QuerySet[Purchase]:
     """Purchases that took money (paid, or paid and then refunded or disputed); abandoned
-    and expired checkouts are not receipts."""
+    and expired checkouts are not receipts, nor a refused payment for something else."""
     return purchases_of(user=user).exclude(
-        status__in=[Purchase.Status.PENDING, Purchase.Status.EXPIRED]
+        status__in=[Purchase.Status.PENDING, Purchase.Status.EXPIRED, Purchase.Status.REFUSED]
     )
 
 

@@ -27,7 +27,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import policy
+from . import policy, pricing
 from .models import Entitlement, Purchase, WebhookEvent
 from .pricing import Price
 from .providers import PaymentProvider, get_provider, is_clean_id
@@ -128,10 +128,14 @@ def _session_id_of(session: Mapping) -> str:
     return value if is_clean_id(value) else ""
 
 
+#: The largest amount ``Purchase.amount`` (a PositiveIntegerField) holds on every database.
+MAX_AMOUNT = 2_147_483_647
+
+
 def _amount_of(session: Mapping) -> int | None:
-    """``amount_total`` in minor units, or None when it is not a whole number >= 0."""
+    """``amount_total`` in minor units, or None when it is not a whole number that fits."""
     value = session.get("amount_total")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_AMOUNT:
         return None
     return value
 
@@ -146,7 +150,8 @@ def _currency_of(session: Mapping) -> str:
 
 @transaction.atomic
 def process_event(*, provider_name: str, event: Mapping) -> str:
-    """Apply one verified event once. Returns "duplicate", "ignored" or "processed"."""
+    """Apply one verified event once. Returns "duplicate", "ignored", "refused" (a checkout
+    that is not the site's product: recorded, nothing granted) or "processed"."""
     try:
         with transaction.atomic():
             WebhookEvent.objects.create(
@@ -165,7 +170,9 @@ def process_event(*, provider_name: str, event: Mapping) -> str:
         logger.warning("webhook %s (%s) has no data.object; ignored", event["id"], kind)
         return "ignored"
     if kind in COMPLETION_EVENTS:
-        fulfil_checkout(provider_name=provider_name, session=obj)
+        purchase = fulfil_checkout(provider_name=provider_name, session=obj)
+        if purchase is not None and purchase.status == Purchase.Status.REFUSED:
+            return "refused"  # recorded for a human; a 2xx all the same, or Stripe retries
         return "processed"
     if kind == "checkout.session.expired":
         Purchase.objects.filter(
@@ -202,6 +209,31 @@ def _user_for_session(session: Mapping) -> Any | None:
     return get_user_model().objects.filter(pk=int(ref)).first()
 
 
+def _plan_of(session: Mapping) -> str:
+    """``metadata.plan`` as the session carries it ("" when absent or not text)."""
+    metadata = session.get("metadata")
+    plan = metadata.get("plan") if isinstance(metadata, Mapping) else None
+    return plan.replace("\x00", "") if isinstance(plan, str) else ""
+
+
+def _not_our_product(plan: str, currency: str, amount: int | None) -> str:
+    """Why a session is not the site's own product at the site's price, or "".
+
+    Checked against the price list, never against the session: another product on the
+    same Stripe account (a tip jar, a Payment Link whose buyer set ``client_reference_id``)
+    is signed by Stripe just the same."""
+    if plan != PREMIUM:
+        return f"is another plan ({plan[:40]!r})"
+    if not currency or amount is None:
+        return "has no usable amount or currency"
+    if not pricing.is_supported(currency):
+        return f"is in {currency}, a currency premium is not sold in"
+    price = pricing.premium_price(currency)
+    if amount != price.amount:
+        return f"paid {amount} {currency} where the price is {price.amount} {currency}"
+    return ""
+
+
 def _locked_purchase(provider_name: str, session: Mapping) -> Purchase | None:
     session_id = _session_id_of(session)
     if not session_id:
@@ -214,16 +246,14 @@ def _locked_purchase(provider_name: str, session: Mapping) -> Purchase | None:
     )
     if purchase is not None:
         return purchase
-    # A session we have no row for (our insert was lost): rebuild it from the session,
-    # relying on the unique session id if two deliveries do this at once.
+    # A session we have no row for: our insert was lost, or it is not our checkout at all.
+    # It is rebuilt only as the site's own product at the site's price for a user we know;
+    # anything else is recorded as refused for a human, and grants nothing.
     user = _user_for_session(session)
-    if user is None:
-        logger.error("checkout %s has no user we know; not granting", session_id)
-        return None
-    currency, amount = _currency_of(session), _amount_of(session)
-    if not currency or amount is None:
-        logger.error("checkout %s has no usable amount or currency; not granting", session_id)
-        return None
+    plan, currency, amount = _plan_of(session), _currency_of(session), _amount_of(session)
+    problem = "has no user we know" if user is None else _not_our_product(plan, currency, amount)
+    if problem:
+        logger.error("checkout %s %s; not granting", session_id, problem)
     try:
         with transaction.atomic():
             Purchase.objects.create(
@@ -231,8 +261,10 @@ def _locked_purchase(provider_name: str, session: Mapping) -> Purchase | None:
                 provider=provider_name,
                 checkout_session_id=session_id,
                 currency=currency,
-                amount=amount,
-                plan=PREMIUM,
+                amount=amount or 0,
+                plan=plan[:32] if problem else PREMIUM,
+                status=Purchase.Status.REFUSED if problem else Purchase.Status.PENDING,
+                note=problem[:255],
             )
     except IntegrityError:
         pass

@@ -23,6 +23,7 @@ from .models import Purchase
 from .providers import (
     InvalidSignature,
     LocalProvider,
+    PaymentsUnavailable,
     checkout_provider,
     get_provider,
     local_provider_enabled,
@@ -103,12 +104,19 @@ def checkout_success(request: HttpRequest) -> HttpResponse:
     purchase = get_object_or_404(
         selectors.purchases_of(user=request.user), checkout_session_id=session_id
     )
+    unavailable = False
     if purchase.status == Purchase.Status.PENDING:
         try:
             session = get_provider(purchase.provider).retrieve_session(purchase.checkout_session_id)
         except stripe.StripeError:
             logger.warning("could not retrieve checkout %s", purchase.checkout_session_id)
             session = None
+        except PaymentsUnavailable:
+            # This deployment has no keys for the purchase's provider (a Stripe purchase on
+            # a site since switched off): the webhook may still complete it, but this page
+            # cannot ask, so it says so instead of refreshing for ever.
+            logger.warning("checkout %s: its provider is not configured", purchase.provider)
+            session, unavailable = None, True
         if session is not None:
             services.fulfil_checkout(provider_name=purchase.provider, session=session)
             purchase.refresh_from_db()
@@ -119,6 +127,7 @@ def checkout_success(request: HttpRequest) -> HttpResponse:
         {
             "purchase": purchase,
             "is_premium": policy.viewer_tier(request.user) >= policy.Tier.PREMIUM,
+            "unavailable": unavailable,
         },
     )
 

@@ -1,7 +1,11 @@
+from typing import Any
+
 from django.contrib.auth.models import AbstractUser
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
+
+from . import names
 
 #: The shape of a display name: 3-30 characters, letters (any script) and digits, with
 #: single spaces, dots, hyphens or underscores between them. Names are shown beside every
@@ -54,6 +58,9 @@ class User(AbstractUser):
         default=Theme.SYSTEM,
         help_text="Light or dark pages; by default the device's setting decides.",
     )
+    # The UTS #39 skeleton of the display name (``names.skeleton``), kept by ``save``: two
+    # names that look alike have the same skeleton, and the unique index below refuses it.
+    name_skeleton = models.CharField(max_length=255, blank=True, default="", editable=False)
     email_replies = models.BooleanField(
         "Email me replies to my comments",
         default=True,
@@ -67,8 +74,21 @@ class User(AbstractUser):
                 condition=~models.Q(display_name=""),
                 name="accounts_user_display_name_unique_ci",
                 violation_error_message="That display name is taken.",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["name_skeleton"],
+                condition=~models.Q(name_skeleton=""),
+                name="accounts_user_name_skeleton_unique",
+                violation_error_message="That display name is taken.",
+            ),
         ]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.name_skeleton = names.skeleton(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_skeleton"}
+        super().save(*args, **kwargs)
 
     @property
     def public_name(self) -> str:

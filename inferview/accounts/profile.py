@@ -6,8 +6,6 @@ profile page makes; both are keyword-only and atomic like every other service.""
 
 from __future__ import annotations
 
-import unicodedata
-
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -16,21 +14,24 @@ from django.db.models import Q
 from inferview.access import pricing
 from questions import content_version
 
+from . import names
 from .models import HANDLE_PREFIX, Theme, User
 
 
 def normalise_display_name(name: str) -> str:
-    """NFC, so "Zoë" typed with a combining accent is the same name as the composed one,
-    and surrounding spaces dropped (a name cannot start or end with one)."""
-    return unicodedata.normalize("NFC", name or "").strip()
+    """NFKC, so "Zoë" typed with a combining accent is the same name as the composed one
+    and fullwidth letters become the letters they stand for, and surrounding spaces
+    dropped (a name cannot start or end with one)."""
+    return names.normalise(name)
 
 
 def check_display_name(*, user: User, name: str) -> str:
     """The normalised name, or ``ValidationError`` saying what is wrong with it.
 
-    Besides the shape the field's validator checks, a name may not look like a generated
-    handle or equal (ignoring case) another learner's display name or handle: comments
-    show one or the other, and two learners must never look alike."""
+    Besides the shape the field's validator checks, a name may not mix scripts the way
+    lookalikes do, look like a generated handle, or look like (have the UTS #39 skeleton
+    of) another learner's display name or handle: comments show one or the other, and two
+    learners must never look alike (``names``)."""
     name = normalise_display_name(name)
     if not name:
         return ""
@@ -39,10 +40,14 @@ def check_display_name(*, user: User, name: str) -> str:
         field.run_validators(name)
     except ValidationError as exc:
         raise ValidationError(exc.messages) from exc
-    if name.lower().startswith(HANDLE_PREFIX) and name.lower() != user.username.lower():
+    own_handle = names.skeleton(name) == names.skeleton(user.username)
+    if names.skeleton(name).startswith(names.skeleton(HANDLE_PREFIX)) and not own_handle:
         raise ValidationError(f"Names starting with “{HANDLE_PREFIX}” are kept for handles.")
+    problem = names.script_problem(name)
+    if problem:
+        raise ValidationError(problem)
     others = get_user_model().objects.exclude(pk=user.pk)
-    if others.filter(Q(display_name__iexact=name) | Q(username__iexact=name)).exists():
+    if others.filter(Q(name_skeleton=names.skeleton(name)) | Q(username__iexact=name)).exists():
         raise ValidationError("That display name is taken.")
     return name
 

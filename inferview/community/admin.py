@@ -119,13 +119,16 @@ class CommentAdmin(admin.ModelAdmin):
         # body_html was sanitised by nh3 when it was written.
         return format_html('<div class="comment-preview">{}</div>', mark_safe(obj.body_html))
 
-    @admin.action(description="Hide selected comments", permissions=["change"])
+    def has_moderate_permission(self, request) -> bool:
+        return request.user.has_perm(discussion_services.MODERATE)
+
+    @admin.action(description="Hide selected comments", permissions=["moderate"])
     def hide(self, request, queryset):
         for comment in queryset:
             discussion_services.comment_hide(moderator=request.user, comment=comment)
         self.message_user(request, f"Hid {queryset.count()} comment(s).", messages.SUCCESS)
 
-    @admin.action(description="Restore selected comments", permissions=["change"])
+    @admin.action(description="Restore selected comments", permissions=["moderate"])
     def restore(self, request, queryset):
         for comment in queryset:
             discussion_services.comment_restore(moderator=request.user, comment=comment)

@@ -195,6 +195,9 @@ class Comment(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+        # Hiding and restoring is this permission's, not every staff account's: authors
+        # are staff too, and write content, not moderate people.
+        permissions = [("moderate_comment", "Can hide and restore comments")]
         constraints = [_one_target_constraint("comment_one_target")]
         indexes = [
             models.Index(fields=["question", "parent", "created_at"]),

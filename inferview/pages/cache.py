@@ -2,8 +2,8 @@
 
 A page is cached only for a reader who is not signed in, so it can only ever hold what
 the anonymous tier may read, and it is only ever served to a reader who is not signed in.
-The entry is keyed by the viewer's currency (the paywall's price) and the full path with
-its query string, and holds the content version it was rendered at
+The entry is keyed by the viewer's currency (the paywall's price), and the scheme, the
+validated host with its port and the full path with its query string (``_where``), and holds the content version it was rendered at
 (``questions.content_version``: any publish, edit, import, reorder or comment retires
 every cached page); an entry from an older version is a miss. Each process also keeps the
 entries it served in its own memory (the ``local`` cache) and checks them against the
@@ -48,9 +48,20 @@ PERSONAL_SECONDS = 300  # also bounds how late a review falling due shows on a p
 USER_VERSION = "user-version:{}"
 
 
+def _where(request: HttpRequest) -> str:
+    """A hash of the scheme, the validated host *with its port* and the full path.
+
+    Pages print absolute links built from the request (canonical, share and permalink
+    URLs). Django checks ALLOWED_HOSTS without the port, so ``Host: example.com:6666``
+    passes; were the host left out of the key, that request's page, with its links to port
+    6666, would be served to every reader of the path. Keyed on it, such a copy is only
+    ever served to requests that name the same host and port."""
+    where = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
+    return hashlib.sha256(where.encode()).hexdigest()[:32]
+
+
 def _key(request: HttpRequest) -> str:
-    path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
-    return f"page:v2:{pricing.viewer_currency(request)}:{path}"
+    return f"page:v3:{pricing.viewer_currency(request)}:{_where(request)}"
 
 
 def _has_pending_messages(request: HttpRequest) -> bool:
@@ -143,9 +154,8 @@ def _personal_key(request: HttpRequest, tier: int) -> str | None:
     if not csrf:
         return None  # the page would set the cookie: render live
     token = hashlib.sha256(csrf.encode()).hexdigest()[:16]
-    path = hashlib.sha256(request.get_full_path().encode()).hexdigest()[:32]
     currency = pricing.viewer_currency(request)
-    return f"page:user:v1:{request.user.pk}:{tier}:{token}:{currency}:{path}"
+    return f"page:user:v2:{request.user.pk}:{tier}:{token}:{currency}:{_where(request)}"
 
 
 def _personal(view: Callable[..., HttpResponse], request: HttpRequest, *args: Any, **kwargs: Any):

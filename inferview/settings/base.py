@@ -251,6 +251,11 @@ ACCOUNT_RATE_LIMITS = {
     "login": os.environ.get("RATE_LIMIT_LOGIN", "30/m/ip"),
     "signup": os.environ.get("RATE_LIMIT_SIGNUP", "10/h/ip"),
     "reset_password": "20/h/ip,5/h/key",
+    # Adding an address mails a confirmation to it; enumeration prevention (on) means the
+    # form cannot say "that address has an account", so the mail also goes to an address
+    # that belongs to someone else. Five an hour per account (allauth: ten a minute) keeps
+    # one account from flooding a stranger; allauth's 3-minute cooldown per address stands.
+    "manage_email": os.environ.get("RATE_LIMIT_MANAGE_EMAIL", "5/h/user"),
 }
 
 # --- Email ----------------------------------------------------------------------------

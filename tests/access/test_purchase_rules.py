@@ -336,7 +336,7 @@ def test_an_expired_purchase_is_never_completed(pending, buyer):
 
 
 def test_a_lost_purchase_is_rebuilt_from_the_metadata_user_id(buyer):
-    apply(completed(session_id="cs_lost", metadata={"user_id": str(buyer.pk)}))
+    apply(completed(session_id="cs_lost", metadata={"user_id": str(buyer.pk), "plan": "premium"}))
     purchase = Purchase.objects.get(checkout_session_id="cs_lost")
     assert (purchase.user, purchase.currency, purchase.amount, purchase.plan) == (
         buyer,
@@ -353,14 +353,19 @@ def test_a_lost_purchase_is_rebuilt_from_the_metadata_user_id(buyer):
     ids=["blank", "not-a-number", "unicode-digit", "too-long", "bool", "float", "none"],
 )
 def test_a_lost_purchase_with_no_readable_user_reference_grants_nothing(buyer, ref):
-    session = completed(session_id="cs_lost")["data"]["object"]
+    session = completed(session_id="cs_lost", metadata={"plan": "premium"})["data"]["object"]
     session["client_reference_id"] = ref
-    assert services.fulfil_checkout(provider_name="stripe", session=session) is None
-    assert not Purchase.objects.filter(checkout_session_id="cs_lost").exists()
+    purchase = services.fulfil_checkout(provider_name="stripe", session=session)
+    assert (purchase.status, purchase.user, purchase.note) == (
+        "refused",
+        None,
+        "has no user we know",
+    )
+    assert not Entitlement.objects.exists()
 
 
 def test_a_lost_purchase_accepts_a_numeric_user_reference(buyer):
-    session = completed(session_id="cs_lost")["data"]["object"]
+    session = completed(session_id="cs_lost", metadata={"plan": "premium"})["data"]["object"]
     session["client_reference_id"] = buyer.pk
     assert services.fulfil_checkout(provider_name="stripe", session=session).user == buyer
 
@@ -371,18 +376,29 @@ def test_a_lost_purchase_accepts_a_numeric_user_reference(buyer):
     ids=["negative", "bool", "string", "four-letters"],
 )
 def test_a_lost_purchase_without_a_usable_amount_or_currency_is_not_rebuilt(buyer, fields):
-    session = completed(session_id="cs_lost", client_reference_id=str(buyer.pk), **fields)
-    assert (
-        services.fulfil_checkout(provider_name="stripe", session=session["data"]["object"]) is None
+    session = completed(
+        session_id="cs_lost",
+        client_reference_id=str(buyer.pk),
+        metadata={"plan": "premium"},
+        **fields,
     )
-    assert not Purchase.objects.filter(checkout_session_id="cs_lost").exists()
-
-
-def test_a_free_lost_purchase_of_zero_is_rebuilt(buyer):
-    """Zero is a valid amount (a 100% coupon); only negatives and non-integers are not."""
-    session = completed(session_id="cs_lost", client_reference_id=str(buyer.pk), amount_total=0)
     purchase = services.fulfil_checkout(provider_name="stripe", session=session["data"]["object"])
-    assert purchase is not None and purchase.amount == 0
+    assert purchase.status == "refused"
+    assert not Entitlement.objects.exists()
+
+
+def test_a_lost_purchase_of_zero_is_refused(buyer):
+    """Zero is a readable amount, but not the price: a session we never created is granted
+    only at the site's own price (a 100% coupon on our own checkout has its row already)."""
+    session = completed(
+        session_id="cs_lost",
+        client_reference_id=str(buyer.pk),
+        amount_total=0,
+        metadata={"plan": "premium"},
+    )
+    purchase = services.fulfil_checkout(provider_name="stripe", session=session["data"]["object"])
+    assert (purchase.status, purchase.amount) == ("refused", 0)
+    assert tier_of(buyer) == policy.Tier.FREE
 
 
 def test_an_expiry_marks_only_pending_purchases_of_that_provider(buyer):

@@ -243,7 +243,9 @@ def test_amount_mismatch_does_not_grant(client, purchase, buyer):
 
 
 def test_unknown_session_is_rebuilt_from_the_client_reference(client, buyer):
-    deliver(client, completed(session_id="cs_lost", user=buyer))
+    event = completed(session_id="cs_lost", user=buyer)
+    event["data"]["object"]["metadata"] = {"plan": "premium"}
+    deliver(client, event)
     p = Purchase.objects.get(checkout_session_id="cs_lost")
     assert p.user == buyer and p.status == "paid"
     assert tier_of(buyer) == policy.Tier.PREMIUM

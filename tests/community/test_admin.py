@@ -29,10 +29,10 @@ def test_hide_and_restore_actions(admin_client_for):
     assert not c.is_hidden
 
 
-def test_hidden_comment_with_replies_keeps_a_placeholder(client, staff_user):
+def test_hidden_comment_with_replies_keeps_a_placeholder(client, moderator):
     top = CommentFactory(body="Rude words")
     CommentFactory(question=top.question, parent=top, body="A calm reply")
-    discussion_services.comment_hide(moderator=staff_user, comment=top)
+    discussion_services.comment_hide(moderator=moderator, comment=top)
     html = client.get(top.question.get_absolute_url()).content.decode()
     assert "[hidden by a moderator]" in html and "A calm reply" in html and "Rude words" not in html
 

@@ -206,10 +206,10 @@ def test_api_posting_shares_the_rate_limit(client_for, free_user, question):
     assert Comment.objects.count() == 6
 
 
-def test_hidden_comments_show_as_hidden(client, staff_user, question):
+def test_hidden_comments_show_as_hidden(client, moderator, question):
     c = CommentFactory(question=question)
     CommentFactory(question=question, parent=c)
-    discussion_services.comment_hide(moderator=staff_user, comment=c)
+    discussion_services.comment_hide(moderator=moderator, comment=c)
     result = client.get(f"/api/v1/questions/{question.pk}/comments/").json()["results"][0]
     assert result["state"] == "hidden" and result["body"] == "" and result["author"] is None
 

@@ -161,7 +161,7 @@ def test_delete_keeps_thread_readable(free_user):
     assert lone.pk not in [t.pk for t in discussion_selectors.discussion(question=q).threads]
 
 
-def test_report_hide_restore(free_user, staff_user):
+def test_report_hide_restore(free_user, moderator):
     c = discussion_services.comment_create(
         user=free_user, question=QuestionFactory(), body="Spam spam"
     )
@@ -173,14 +173,14 @@ def test_report_hide_restore(free_user, staff_user):
         discussion_services.comment_report(user=free_user, comment=c, reason="spam")  # not your own
     with pytest.raises(PermissionDenied):
         discussion_services.comment_hide(moderator=reporter, comment=c)
-    discussion_services.comment_hide(moderator=staff_user, comment=c)
+    discussion_services.comment_hide(moderator=moderator, comment=c)
     c.refresh_from_db()
-    assert c.is_hidden and c.hidden_by == staff_user
+    assert c.is_hidden and c.hidden_by == moderator
     assert CommentReport.objects.get().resolved_at is not None
     assert discussion_selectors.discussion(question=c.question).count == 0
     with pytest.raises(PermissionDenied):
         discussion_services.comment_edit(user=free_user, comment=c, body="Sneaky edit")
-    discussion_services.comment_restore(moderator=staff_user, comment=c)
+    discussion_services.comment_restore(moderator=moderator, comment=c)
     c.refresh_from_db()
     assert not c.is_hidden and discussion_selectors.discussion(question=c.question).count == 1
 

@@ -151,7 +151,9 @@ class ProgressView(APIView):
     )
     def get(self, request: Request) -> Response:
         rows = (
-            Progress.objects.filter(user=request.user, question__published=True)
+            Progress.objects.filter(
+                user=request.user, question__published=True, question__track__published=True
+            )
             .select_related("question__track")
             .order_by("-updated_at")
         )

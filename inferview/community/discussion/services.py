@@ -53,6 +53,9 @@ def comment_create(
     target = target_kwargs(question, concept)
     body = _clean_body(body)
     if parent is not None:
+        # Read afresh and locked: a delete or hide committed since the caller loaded it
+        # must refuse the reply, not race it.
+        parent = Comment.objects.select_for_update().get(pk=parent.pk)
         if parent.parent_id is not None:
             raise ValidationError(
                 {"parent": "Replies go one level deep: reply to the top comment."}
@@ -64,6 +67,10 @@ def comment_create(
             raise ValidationError({"parent": "That comment is on another page."})
         if parent.is_hidden:
             raise ValidationError({"parent": "That comment was hidden by a moderator."})
+        if parent.is_deleted:
+            raise ValidationError(
+                {"parent": "That comment was deleted: nobody would read a reply."}
+            )
     comment = Comment.objects.create(
         author=user,
         parent=parent,
@@ -130,12 +137,13 @@ def comment_report(*, user: Any, comment: Comment, reason: str, note: str = "") 
     return report
 
 
+MODERATE = "community.moderate_comment"
+
+
 def _require_moderator(user: Any) -> None:
-    if not (
-        user
-        and user.is_authenticated
-        and (user.is_staff or user.has_perm("community.change_comment"))
-    ):
+    """Moderation is an explicit permission (superusers have every one): being staff is
+    not enough, since authors are staff to edit content."""
+    if not (user and user.is_authenticated and user.has_perm(MODERATE)):
         raise PermissionDenied("Only moderators hide comments.")
 
 

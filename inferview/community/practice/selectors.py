@@ -42,7 +42,9 @@ def progress_by_track(user: Any) -> dict[int, dict[str, int]]:
     if not signed_in(user):
         return {}
     rows = (
-        Progress.objects.filter(user=user, question__published=True)
+        Progress.objects.filter(
+            user=user, question__published=True, question__track__published=True
+        )
         .values("question__track_id")
         .annotate(
             attempted=Count("id", filter=Q(status=ProgressStatus.ATTEMPTED)),

@@ -8,7 +8,7 @@ from typing import Any
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -16,6 +16,12 @@ from inferview.community.practice import cram
 from questions.models import Track
 
 from .common import _apply_errors
+
+
+class TickForm(forms.Form):
+    """Ticking one item: the id must be a whole number before it reaches the database."""
+
+    item = forms.IntegerField(min_value=1, max_value=2**63 - 1)
 
 
 class CramForm(forms.Form):
@@ -44,10 +50,15 @@ def cram_plan(request: HttpRequest) -> HttpResponse:
                 cram.archive(user=request.user, plan=plan)
             return redirect("community:cram")
         if request.POST.get("item"):
+            tick = TickForm(request.POST)
+            if not tick.is_valid():
+                return HttpResponseBadRequest(
+                    f"item: {tick.errors['item'][0]}", content_type="text/plain"
+                )
             try:
                 cram.mark_done(
                     user=request.user,
-                    item_id=request.POST["item"],
+                    item_id=tick.cleaned_data["item"],
                     done=request.POST.get("done") != "0",
                 )
             except PermissionDenied as exc:
