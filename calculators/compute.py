@@ -9,6 +9,7 @@ worked steps, the two generated texts, a display table and chart data.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,14 +24,17 @@ from .validation import validate
 STEP_COLUMNS = 3  # up to this many columns get their own worked steps
 TABLE_COLUMNS = 12  # the display table shows at most this many columns
 
+Arrays = dict[str, np.ndarray]
+
 
 def run_inline(slug: str, raw_inputs: Any, preset: str | None = None) -> dict[str, Any]:
     """Validate and compute in-process (CLI, directive, tests)."""
     return compute(slug, validate(slug, raw_inputs, preset))
 
 
-def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    spec = SPECS[slug]
+def kernel_call(spec: CalculatorSpec, inputs: Mapping[str, Any]) -> tuple[Arrays, Arrays]:
+    """Call ``spec``'s kernel on clean inputs: (the arrays it was given, what it returned).
+    A grid's two axes are spread over rows and columns first."""
     grid = inputs.get(GRID_KEY) or []
     arrays = {
         name: _as_array(spec, name, value)
@@ -39,7 +43,13 @@ def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
     }
     if grid:
         arrays = grid_arrays(arrays, grid)
-    raw_out = KERNELS[slug](**arrays)
+    return arrays, KERNELS[spec.slug](**arrays)
+
+
+def compute(slug: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    spec = SPECS[slug]
+    grid = inputs.get(GRID_KEY) or []
+    arrays, raw_out = kernel_call(spec, inputs)
     shape = np.broadcast_shapes(
         *(a.shape for a in arrays.values()), *(np.shape(v) for v in raw_out.values())
     )

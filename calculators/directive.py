@@ -21,20 +21,22 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from .compute import compute, format_output
 from .errors import CalculatorInputError
+from .provenance import box_problems, box_table, input_sources, shown_inputs
 from .specs import SPECS
-from .validation import validate_text
+from .validation import parse_text_inputs, validate_text
 
 logger = logging.getLogger(__name__)
 
 # Bump when the HTML or the numbers a directive renders change, so caches of rendered
 # Markdown keyed on the source text can include it and not serve stale figures.
-DIRECTIVE_VERSION = "1"
+DIRECTIVE_VERSION = "2"
 
 DIRECTIVE = re.compile(r"\{\{\s*calc\b(?P<body>[^{}]*)\}\}")
 OPENING = re.compile(r"\{\{\s*calc\b")
@@ -127,15 +129,18 @@ def expand_calc_directives(markdown_text: str) -> str:
     return "".join(out)
 
 
+def directives_in(text: str) -> Iterator[tuple[int, re.Match[str] | None]]:
+    """Each directive outside code: (its line number, its match, or None if unclosed)."""
+    protected = _protected_ranges(text)
+    for m in OPENING.finditer(text):
+        if not _inside(m.start(), protected):
+            yield text.count("\n", 0, m.start()) + 1, DIRECTIVE.match(text, m.start())
+
+
 def find_directive_errors(text: str) -> list[str]:
     """Every problem with the directives in ``text``, as 'line N: {{calc ...}}: reason'."""
-    protected = _protected_ranges(text)
     problems = []
-    for m in OPENING.finditer(text):
-        if _inside(m.start(), protected):
-            continue
-        line = text.count("\n", 0, m.start()) + 1
-        full = DIRECTIVE.match(text, m.start())
+    for line, full in directives_in(text):
         if full is None:
             problems.append(f"line {line}: unclosed {{{{calc directive (missing }}}})")
             continue
@@ -153,6 +158,25 @@ def find_directive_errors(text: str) -> list[str]:
                 f"line {line}: {full.group(0)}: the value already ends in "
                 f"{repeated!r}; remove the unit written after the directive"
             )
+    return problems
+
+
+def find_box_problems(text: str) -> list[tuple[str, str]]:
+    """(rule, 'line N: {{calc ...}}: reason') for each directive whose box would mislead
+    (``provenance.box_problems``); directives that do not evaluate are left to
+    ``find_directive_errors``."""
+    problems = []
+    for line, full in directives_in(text):
+        if full is None:
+            continue
+        try:
+            d = parse_directive(full.group("body"))
+            raw = parse_text_inputs(d.slug, d.texts)
+            clean = validate_text(d.slug, d.texts, d.preset)
+        except (DirectiveError, CalculatorInputError):
+            continue
+        for rule, message in box_problems(d.slug, raw, d.preset, clean):
+            problems.append((rule, f"line {line}: {full.group(0)}: {message}"))
     return problems
 
 
@@ -182,11 +206,20 @@ def _render(body: str) -> str:
     if d.output is not None:
         text = format_output(spec, d.output, result["outputs"][d.output])
         return f'<span class="calc-value">{escape(text)}</span>'
-    return render_worked_block(spec.title, result)
+    return render_worked_block(spec.title, box_result(d, result))
+
+
+def box_result(d: Directive, result: dict[str, Any]) -> dict[str, Any]:
+    """The result with its input table cut to what the reader needs (``provenance``)."""
+    clean = result["inputs"]
+    sources = input_sources(d.slug, parse_text_inputs(d.slug, d.texts), d.preset, clean)
+    return box_table(result, shown_inputs(d.slug, clean, sources, d.preset))
 
 
 def render_worked_block(title: str, result: dict[str, Any]) -> str:
-    """The worked-steps block for one result (also used by question-page embeds)."""
+    """The worked-steps block for one result. An input row with a ``marker`` (see
+    ``provenance.box_table``) says where its value came from: "(default)", "(from the
+    preset)"."""
     table = result["table"]
     parts = [
         '<div class="calc-worked calc-block">',
@@ -221,7 +254,9 @@ def _html_table(kind: str, columns: list[str], rows: list[dict[str, Any]], css: 
     heads = columns or ["Value"]
     head = f"<th>{kind}</th>" + "".join(f"<th>{escape(c)}</th>" for c in heads)
     body = "".join(
-        f'<tr><th class="calc-label">{escape(r["label"])} <code>{escape(r["name"])}</code></th>'
+        f'<tr><th class="calc-label">{escape(r["label"])} <code>{escape(r["name"])}</code>'
+        + (f' <span class="calc-source">({escape(r["marker"])})</span>' if r.get("marker") else "")
+        + "</th>"
         + "".join(f"<td>{escape(c)}</td>" for c in r["cells"])
         + "</tr>"
         for r in rows

@@ -3,7 +3,8 @@
 Units: params_b and embedding_params_b in billions of parameters (the embedding table
 is vocab × hidden when those are given instead), prompt_tokens (N) and
 batch counts, peak_tflops in TFLOP/s, bandwidth_tbs in TB/s (1e12 bytes/s),
-bytes_per_param in bytes, compute_efficiency a fraction (0-1]; FLOPs as counts,
+bytes_per_param in bytes, compute_efficiency and bandwidth_efficiency fractions (0-1] of
+the peak and the bandwidth; FLOPs as counts,
 ttft_ms, compute_ms and memory_ms in milliseconds.
 
 linear_flops = 2·P·N·batch, where P leaves out the embedding table (a lookup, not a
@@ -40,6 +41,7 @@ def prefill(
     hidden: ArrayLike | None = None,
     bandwidth_tbs: ArrayLike | None = None,
     bytes_per_param: ArrayLike = 2.0,
+    bandwidth_efficiency: ArrayLike = 1.0,
 ) -> dict[str, np.ndarray]:
     """Return linear_params_b, linear_flops, attention_flops, total_flops, attention_share, compute_ms,
     ttft_ms and, when bandwidth_tbs is given, memory_ms and bound ("compute"/"memory")."""
@@ -50,7 +52,7 @@ def prefill(
         table_b = embedding_params_b
     elif vocab is not None and hidden is not None:
         table_b = np.multiply(f64(vocab), f64(hidden)) / 1e9
-    p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, mask_ = broadcast(
+    p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, be, mask_ = broadcast(
         f64(params_b),
         f64(table_b),
         f64(layers),
@@ -62,6 +64,7 @@ def prefill(
         f64(compute_efficiency),
         f64(bytes_per_param),
         f64(1.0 if bandwidth_tbs is None else bandwidth_tbs),
+        f64(bandwidth_efficiency),
         np.asarray(mask, dtype=str),
     )
     linear_params = np.maximum(p - emb, 0.0) * 1e9
@@ -80,7 +83,7 @@ def prefill(
     }
     if has_bw:
         # Every weight is read once per prefill, whatever the batch.
-        memory_ms = safe_div(p * 1e9 * bpp, bw * 1e12) * 1e3
+        memory_ms = safe_div(p * 1e9 * bpp, bw * be * 1e12) * 1e3
         out["memory_ms"] = memory_ms
         out["ttft_ms"] = np.maximum(compute_ms, memory_ms)
         out["bound"] = labels_where(compute_ms >= memory_ms, "compute", "memory")

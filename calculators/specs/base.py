@@ -283,6 +283,23 @@ def bound_phrase(intensity: float, ridge: float) -> str:
     return f"memory-bound by a factor of {number(ridge / intensity, sig=2)}"
 
 
+def binding_ceiling(p: Point, bound: str) -> str:
+    """Which ceiling binds and at what efficiency: "memory-bound at 70% of 3.35 TB/s",
+    "compute-bound at 50% of 989 TFLOP/s"."""
+    return f"{bound}-bound at {ceiling_share(p, bound)}"
+
+
+def ceiling_share(p: Point, bound: str) -> str:
+    """The share of a ceiling a result assumes: "70% of 3.35 TB/s". A calculator without an
+    efficiency input for that ceiling uses all of it (100%)."""
+    if bound == "compute":
+        efficiency, figure = p.v("compute_efficiency"), p.f("peak_tflops")
+    else:
+        efficiency, figure = p.v("bandwidth_efficiency"), p.f("bandwidth_tbs")
+    share = 100.0 if efficiency is None else float(efficiency) * 100
+    return f"{number(share, sig=3)}% of {figure}"
+
+
 def column_label(point: Point, points: list[Point]) -> str:
     """Name a column by a letter and the inputs that differ ("B (batch_size = 8)"), so the
     table, the steps, the texts and the chart all refer to it the same way.

@@ -21,7 +21,9 @@ from .base import (
     Point,
     PresetFill,
     bandwidth_tbs,
+    binding_ceiling,
     bytes_per_param,
+    ceiling_share,
     column_label,
     fraction,
     model,
@@ -162,15 +164,16 @@ def _decode_texts(p: Point) -> tuple[list[str], list[str]]:
     memory, compute = p.v("memory_ms_per_step"), p.outputs.get("compute_ms_per_step")
     if compute is not None and compute > memory:
         est = [
-            f"At batch {p.n('batch_size')} decode is compute-bound: "
+            f"At batch {p.n('batch_size')} decode is {binding_ceiling(p, 'compute')}: "
             f"{p.f('compute_ms_per_step')} of arithmetic against {p.f('memory_ms_per_step')}"
             " of memory traffic per step."
         ]
     else:
         ratio = f" by a factor of {number(memory / compute, sig=2)}" if compute else ""
         est = [
-            f"Decode is memory-bound{ratio}: each step streams {p.f('bytes_per_step_gb')}, "
-            f"so one user gets at most {p.f('tokens_per_s_per_user', 3)}."
+            f"Decode is memory-bound{ratio} at {ceiling_share(p, 'memory')}: each step streams "
+            f"{p.f('bytes_per_step_gb')}, so one user gets at most "
+            f"{p.f('tokens_per_s_per_user', 3)}."
         ]
     if "compute_bound_batch" in p.outputs:
         cb = p.v("compute_bound_batch")

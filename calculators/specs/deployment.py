@@ -21,7 +21,9 @@ from .base import (
     Output,
     Point,
     PresetFill,
+    binding_ceiling,
     bytes_per_param,
+    ceiling_share,
     column_label,
     fraction,
     model,
@@ -151,8 +153,9 @@ def _prefill_steps(p: Point) -> list[str]:
     ]
     if p.has("memory_ms"):
         lines += [
-            f"memory_ms = params × bytes_per_param / bandwidth = {p.n('params_b')} × 10⁹ × "
-            f"{p.f('bytes_per_param')} / {p.f('bandwidth_tbs')} = {p.f('memory_ms')}",
+            f"memory_ms = params × bytes_per_param / (bandwidth × bandwidth_efficiency) = "
+            f"{p.n('params_b')} × 10⁹ × {p.f('bytes_per_param')} / ({p.f('bandwidth_tbs')} × "
+            f"{p.n('bandwidth_efficiency')}) = {p.f('memory_ms')}",
             f"ttft_ms = max(compute, memory) = {p.f('ttft_ms')} ({p.v('bound')}-bound)",
         ]
     else:
@@ -169,10 +172,16 @@ def _prefill_texts(p: Point) -> tuple[list[str], list[str]]:
     ]
     if p.has("bound"):
         est.append(
-            "Prefill is compute-bound here: the weights are read once for the whole prompt."
+            f"Prefill is {binding_ceiling(p, 'compute')} here: the weights are read once "
+            "for the whole prompt."
             if p.v("bound") == "compute"
             else "This prompt is so short that reading the weights takes longer than the "
-            "arithmetic: the step is memory-bound, like decode."
+            f"arithmetic: the step is {binding_ceiling(p, 'memory')}, like decode."
+        )
+    else:
+        est.append(
+            f"No bandwidth is given, so the time is compute alone, at "
+            f"{ceiling_share(p, 'compute')}."
         )
     need = [
         "Real TTFT adds queueing, tokenisation and the network; measure it at the client.",
@@ -186,7 +195,7 @@ def _prefill_chart(points: list[Point]) -> dict[str, Any]:
     lengths = np.logspace(7, 17, 41, base=2.0)  # 128 to 131,072 tokens
     series = []
     for p in points[:2]:
-        kw = {k: p.v(k) for k in ("bandwidth_tbs",) if p.v(k) is not None}
+        kw = {k: p.v(k) for k in ("bandwidth_tbs", "bandwidth_efficiency") if p.v(k) is not None}
         names = (
             "params_b",
             "embedding_params_b",
@@ -269,6 +278,13 @@ PREFILL = CalculatorSpec(
             help="Optional: with it, the page checks whether the prompt is compute-bound.",
         ),
         bytes_per_param(default=2.0),
+        fraction(
+            "bandwidth_efficiency",
+            "Bandwidth efficiency",
+            1.0,
+            help="Share of bandwidth_tbs the weight read achieves; set it beside "
+            "compute_efficiency so both ceilings are derated alike.",
+        ),
     ),
     outputs=(
         Output("linear_params_b", "Parameters in matmuls", "billion"),
@@ -363,7 +379,7 @@ def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
     if note != "weights do not fit":
         est.append(
             f"Each user streams {p.f('tokens_per_s_per_user', 3)} ({p.f('itl_ms', 3)} per "
-            f"token, {p.v('decode_bound')}-bound); the replica emits "
+            f"token, decode {binding_ceiling(p, p.v('decode_bound'))}); the replica emits "
             f"{p.f('tokens_per_s_total', 3)} in total, first token after "
             f"{p.f('prefill_ms', 3)} without queueing."
         )

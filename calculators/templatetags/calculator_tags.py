@@ -13,6 +13,7 @@ from calculators.charts import render_chart
 from calculators.compute import run_inline
 from calculators.errors import CalculatorInputError
 from calculators.forms import to_text
+from calculators.provenance import box_table, input_sources, shown_inputs
 from calculators.specs import SPECS
 
 register = template.Library()
@@ -31,9 +32,6 @@ def calculator_embed(embed: Any, index: int = 1) -> dict[str, Any]:
     spec = SPECS.get(slug)
     context: dict[str, Any] = {"index": index, "error": "", "result": None, "chart_svg": ""}
     context["heading"] = embed.label or (spec.title if spec else slug)
-    bits = [presets.GPUS[preset].name] if preset in presets.GPUS else []
-    bits += [f"{k} = {to_text(v)}" for k, v in inputs.items()]
-    context["assumptions"] = ", ".join(bits)
     query = {k: to_text(v) for k, v in inputs.items()}
     if preset:
         query["preset"] = preset
@@ -46,7 +44,24 @@ def calculator_embed(embed: Any, index: int = 1) -> dict[str, Any]:
         result = run_inline(slug, inputs, preset)
     except CalculatorInputError as exc:
         context["error"] = exc.fields_text()
+        context["assumptions"] = ", ".join(f"{k} = {to_text(v)}" for k, v in inputs.items())
         return context
     context["result"] = result
+    context["assumptions"] = assumptions(slug, inputs, preset, result)
     context["chart_svg"] = render_chart(result["chart"], uid=f"embed-{index}-{slug}")
     return context
+
+
+def assumptions(
+    slug: str, inputs: dict[str, Any], preset: str | None, result: dict[str, Any]
+) -> str:
+    """The widget's "Assumptions" line: the preset, what the author gave, and the values the
+    author did not give that changed the result, marked by where they came from (the same
+    rows as a ``{{calc}}`` block's inputs table, ``calculators.provenance``)."""
+    clean = result["inputs"]
+    shown = shown_inputs(slug, clean, input_sources(slug, inputs, preset, clean), preset)
+    bits = [presets.GPUS[preset].name] if preset in presets.GPUS else []
+    for row in box_table(result, shown)["table"]["inputs"]:
+        marker = f" ({row['marker']})" if row["marker"] else ""
+        bits.append(f"{row['name']} = {', '.join(row['cells'])}{marker}")
+    return ", ".join(bits)

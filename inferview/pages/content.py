@@ -199,7 +199,7 @@ def _embeds_html(question: Any, embeds: list[Any]) -> str:
     if not embeds:
         return ""
     return content_version.cached(
-        f"q-embeds:v1:{question.pk}",
+        f"q-embeds:v2:{question.pk}",
         lambda: render_to_string("calculators/_question_embeds.html", {"embeds": embeds}),
     )
 
