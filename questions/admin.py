@@ -122,7 +122,7 @@ class ConceptAdminForm(MarkdownCheckedForm):
         model = Concept
         fields = [
             "slug", "title", "category", "level", "access", "summary", "body", "references",
-            "published",
+            "checked", "published",
         ]  # fmt: skip
 
 
@@ -157,6 +157,7 @@ class QuestionAdminForm(MarkdownCheckedForm):
             "concepts",
             "body",
             "answer",
+            "checked",
             "published",
         ]
 
@@ -187,6 +188,7 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
         "access",
         "published",
         "updated_at",
+        "checked",
     ]
     list_display_links = ["title"]
     list_filter = ["track", "published", "difficulty", "kind", "access"]
@@ -200,7 +202,7 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     fieldsets = [
         (None, {"fields": ["track", "number", "title", "slug", "summary"]}),
         ("Classification", {"fields": ["difficulty", "kind", "access", "concepts"]}),
-        ("Text (Markdown)", {"fields": ["body", "answer"]}),
+        ("Text (Markdown)", {"fields": ["body", "answer", "checked"]}),
         ("Practice", {"fields": ["key_points", "practice", "practice_check"]}),
         ("Publishing", {"fields": ["published", "published_at", "updated_at"]}),
     ]
@@ -313,7 +315,7 @@ class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
 @admin.register(Concept)
 class ConceptAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     form = ConceptAdminForm
-    list_display = ["title", "category", "level", "access", "published", "updated_at"]
+    list_display = ["title", "category", "level", "access", "published", "updated_at", "checked"]
     list_filter = ["category", "level", "access", "published"]
     search_fields = ["title", "summary", "slug"]
     prepopulated_fields = {"slug": ["title"]}
@@ -336,7 +338,7 @@ class GuideItemInline(admin.StackedInline):
 
 @admin.register(GuideSection)
 class GuideSectionAdmin(MarkdownPreviewMixin, RevisionsAdmin):
-    list_display = ["title", "guide", "order"]
+    list_display = ["title", "guide", "order", "checked"]
     list_filter = ["guide"]
     search_fields = ["title"]
     autocomplete_fields = ["concepts"]
@@ -346,13 +348,13 @@ class GuideSectionAdmin(MarkdownPreviewMixin, RevisionsAdmin):
 class GuideSectionInline(admin.TabularInline):
     model = GuideSection
     extra = 0
-    fields = ["order", "slug", "title"]
+    fields = ["order", "slug", "title", "checked"]
     show_change_link = True
 
 
 @admin.register(Guide)
 class GuideAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
-    list_display = ["title", "published", "updated_at"]
+    list_display = ["title", "published", "updated_at", "checked"]
     list_filter = ["published"]
     search_fields = ["title", "summary"]
     prepopulated_fields = {"slug": ["title"]}

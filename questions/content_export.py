@@ -33,6 +33,11 @@ def _dt(value: dt.datetime | None) -> str | None:
     return value.astimezone(dt.UTC).isoformat() if value else None
 
 
+def _checked(obj: Any) -> dict[str, str]:
+    """``checked: YYYY-MM`` when the item has one (files without it stay without it)."""
+    return {"checked": obj.checked} if obj.checked else {}
+
+
 def _lf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").strip()
 
@@ -52,7 +57,7 @@ def _question_meta(q: Question) -> dict[str, Any]:
         "summary": q.summary, "difficulty": q.difficulty, "kind": q.kind, "access": q.access,
         "concepts": sorted(c.slug for c in q.concepts.all()),
         "published": q.published, "published_at": _dt(q.published_at),
-        "updated_at": _dt(q.updated_at),
+        "updated_at": _dt(q.updated_at), **_checked(q),
     }  # fmt: skip
     embeds = [
         {
@@ -84,6 +89,7 @@ def export_content(root: Path) -> int:
             "slug": c.slug, "title": c.title, "category": c.category, "level": c.level,
             "access": c.access, "summary": c.summary, "published": c.published,
             "published_at": _dt(c.published_at), "updated_at": _dt(c.updated_at),
+            **_checked(c),
         }  # fmt: skip
         if c.references:
             meta["references"] = _references(c.references)
@@ -105,6 +111,7 @@ def export_content(root: Path) -> int:
         meta = {
             "slug": g.slug, "title": g.title, "summary": g.summary, "published": g.published,
             "published_at": _dt(g.published_at), "updated_at": _dt(g.updated_at),
+            **_checked(g),
         }  # fmt: skip
         _write(d / "_guide.md", meta, g.intro, written)
         sections = g.sections.order_by("order", "id").prefetch_related("concepts", "items")
@@ -112,7 +119,7 @@ def export_content(root: Path) -> int:
             items = "\n\n".join(f"## {i.kind}: {i.title}\n\n{_lf(i.body)}" for i in s.items.all())
             meta = {
                 "order": s.order, "slug": s.slug, "title": s.title,
-                "concepts": sorted(c.slug for c in s.concepts.all()),
+                "concepts": sorted(c.slug for c in s.concepts.all()), **_checked(s),
             }  # fmt: skip
             body = f"{_lf(s.intro)}\n\n{items}" if s.intro else items
             _write(d / f"{n:02d}-{s.slug}.md", meta, body, written)

@@ -14,6 +14,7 @@ import frontmatter
 import yaml
 from django.utils import timezone
 
+from .checked import month_problem
 from .models import (
     ItemKind,
 )
@@ -53,6 +54,16 @@ def _require(meta: dict, key: str, where: str) -> Any:
     if key not in meta or meta[key] in (None, ""):
         raise ContentError(f"{where}: front matter field '{key}' is required")
     return meta[key]
+
+
+def _checked(meta: dict, where: str) -> str:
+    """``checked: YYYY-MM``, the month the facts were last verified; "" when absent."""
+    value = meta.get("checked")
+    if value in (None, ""):
+        return ""
+    if problem := month_problem(value):
+        raise ContentError(f"{where}: checked: {problem}")
+    return str(value).strip()
 
 
 def _load(path: Path) -> frontmatter.Post:

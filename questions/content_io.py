@@ -32,6 +32,7 @@ from .content_format import (
     ContentError,
     _as_datetime,
     _check_choices,
+    _checked,
     _load,
     _references,
     _require,
@@ -96,6 +97,7 @@ def _import_concept(path: Path, concepts: dict[str, Concept], options, report) -
         "references": _references(m, str(path)),
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{path}: published_at"),
+        "checked": _checked(m, str(path)),
     }
     _check_choices(
         values,
@@ -156,6 +158,7 @@ def _import_guide(guide_dir: Path, concepts, report, options: ImportOptions) -> 
         "intro": post.content.strip(),
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{guide_file}: published_at"),
+        "checked": _checked(m, str(guide_file)),
     }
     updated_at = _as_datetime(m.get("updated_at"), f"{guide_file}: updated_at")
     try:
@@ -179,6 +182,7 @@ def _import_guide(guide_dir: Path, concepts, report, options: ImportOptions) -> 
             "order": int(sm.get("order", 0)),
             "title": _require(sm, "title", str(path)),
             "intro": intro,
+            "checked": _checked(sm, str(path)),
         }
         screated = section.pk is None
         if _apply(section, svalues) or screated:

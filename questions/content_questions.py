@@ -13,6 +13,7 @@ from .content_format import (
     ContentError,
     _as_datetime,
     _check_choices,
+    _checked,
     _QuestionFile,
     _read_question,
     _references,
@@ -117,6 +118,7 @@ def _import_question(f: _QuestionFile, obj: Question, concepts, options, report)
         "references": _references(m, where),
         "published": bool(m.get("published", True)),
         "published_at": _as_datetime(m.get("published_at"), f"{where}: published_at"),
+        "checked": _checked(m, where),
         "key_points": [str(p).strip() for p in (m.get("key_points") or [])],
         "practice": {k: m[k] for k in PRACTICE_KEYS if k in m},
     }

@@ -13,6 +13,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from .checked import as_month, validate_checked
 from .practice import key_point_problems, practice_problems, practice_spec
 
 
@@ -79,6 +80,29 @@ class ContentMixin(models.Model):
         abstract = True
 
 
+class CheckedMixin(models.Model):
+    """The month an item's facts (products, versions, defaults, prices, figures) were last
+    verified against primary sources: the files' ``checked: YYYY-MM``, shown on the page
+    beside "Updated". Optional in the database; ``check_content`` asks for it in the files."""
+
+    checked = models.CharField(
+        max_length=7,
+        blank=True,
+        default="",
+        validators=[validate_checked],
+        help_text="YYYY-MM: the month every product, version, figure and price here was last "
+        "checked against a primary source.",
+    )
+
+    class Meta:
+        abstract = True
+
+    @property
+    def checked_month(self):
+        """The checked month as a date (its first day), for the pages; None when unset."""
+        return as_month(self.checked)
+
+
 class Track(ContentMixin):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
@@ -98,7 +122,7 @@ class Track(ContentMixin):
         return reverse("questions:track", args=[self.slug])
 
 
-class Concept(ContentMixin):
+class Concept(CheckedMixin, ContentMixin):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     category = models.CharField(max_length=16, choices=Category.choices)
@@ -127,7 +151,7 @@ def new_question_key() -> str:
     return uuid.uuid4().hex[:12]
 
 
-class Question(ContentMixin):
+class Question(CheckedMixin, ContentMixin):
     # The question's identity: it survives renumbering and slug changes, and is written to
     # the content file (``key:``), so the importer matches a file to its row by it.
     key = models.CharField(max_length=40, unique=True, default=new_question_key, editable=False)
@@ -247,7 +271,7 @@ class CalculatorEmbed(models.Model):
             ) from exc
 
 
-class Guide(ContentMixin):
+class Guide(CheckedMixin, ContentMixin):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     summary = models.CharField(max_length=300)
@@ -263,7 +287,7 @@ class Guide(ContentMixin):
         return reverse("questions:guide", args=[self.slug])
 
 
-class GuideSection(models.Model):
+class GuideSection(CheckedMixin, models.Model):
     guide = models.ForeignKey(Guide, on_delete=models.CASCADE, related_name="sections")
     order = models.PositiveIntegerField(default=0)
     slug = models.SlugField(max_length=80)

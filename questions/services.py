@@ -24,22 +24,45 @@ CONTENT_FIELDS: dict[type, tuple[str, ...]] = {
 }
 
 
-def content_hash_of(obj: Any, extra: Any = None) -> str:
+# ``checked`` (the month the facts were verified) is part of what the files hold, so it is
+# in the hash (an admin edit of it is kept like any other), but re-verifying is not an edit
+# of the text: a change to it alone leaves "Updated" where it was. Left out of the payload
+# while empty, so the hashes of items without it are those stored before it existed.
+CHECKED_FIELD = "checked"
+
+
+def content_hash_of(obj: Any, extra: Any = None, *, checked: str | None = None) -> str:
+    """The hash of ``obj``'s content fields (and its checked month, or ``checked`` in its
+    place)."""
     fields = CONTENT_FIELDS[type(obj)]
     payload = {name: getattr(obj, name) for name in fields}
+    month = getattr(obj, CHECKED_FIELD, "") if checked is None else checked
+    if month:
+        payload[CHECKED_FIELD] = month
     if extra is not None:
         payload["_extra"] = extra
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def touch_if_changed(obj: Any, *, extra: Any = None, now=None) -> bool:
-    """Recompute ``content_hash``; move ``updated_at`` only when it differs. Returns changed."""
+    """Recompute ``content_hash``; move ``updated_at`` only when the content differs, not
+    when only the checked month does. Returns whether the hash changed."""
     new_hash = content_hash_of(obj, extra)
     if new_hash == obj.content_hash:
         return False
+    if not (obj.pk and _only_checked_moved(obj, extra)):
+        obj.updated_at = now or timezone.now()
     obj.content_hash = new_hash
-    obj.updated_at = now or timezone.now()
     return True
+
+
+def _only_checked_moved(obj: Any, extra: Any) -> bool:
+    """Whether the stored hash is this content with the stored checked month (one query,
+    made only when the hash moved on a model that has the field)."""
+    if not hasattr(obj, CHECKED_FIELD):
+        return False
+    stored = type(obj).objects.filter(pk=obj.pk).values_list(CHECKED_FIELD, flat=True).first()
+    return stored is not None and content_hash_of(obj, extra, checked=stored) == obj.content_hash
 
 
 def normalise_newlines(obj: Any) -> None:

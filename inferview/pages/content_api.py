@@ -27,6 +27,22 @@ def _lock_for(request, item) -> dict | None:
     return {"tier": lock.code, "label": lock.label}
 
 
+class CheckedField(serializers.CharField):
+    """``checked``: the month (YYYY-MM) the item's facts were last verified, shown on its
+    page beside "Updated"; null when the item has none."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(
+            read_only=True,
+            allow_null=True,
+            help_text="YYYY-MM: the month the facts were last verified; null when unset",
+            **kwargs,
+        )
+
+    def to_representation(self, value: str) -> str | None:
+        return value or None
+
+
 class TrackSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     question_count = serializers.IntegerField(read_only=True)
@@ -50,6 +66,7 @@ class QuestionListSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     is_new = serializers.SerializerMethodField()
     locked = serializers.SerializerMethodField()
+    checked = CheckedField()
 
     class Meta:
         model = Question
@@ -66,6 +83,7 @@ class QuestionListSerializer(serializers.ModelSerializer):
             "is_new",
             "published_at",
             "updated_at",
+            "checked",
             "url",
             "locked",
         ]
@@ -138,6 +156,7 @@ class ConceptSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     body_html = serializers.SerializerMethodField()
     locked = serializers.SerializerMethodField()
+    checked = CheckedField()
 
     class Meta:
         model = Concept
@@ -149,6 +168,7 @@ class ConceptSerializer(serializers.ModelSerializer):
             "access",
             "summary",
             "updated_at",
+            "checked",
             "url",
             "locked",
             "body_html",
@@ -183,18 +203,20 @@ class GuideItemSerializer(serializers.ModelSerializer):
 class GuideSectionSerializer(serializers.ModelSerializer):
     concepts = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
     items = GuideItemSerializer(many=True, read_only=True)
+    checked = CheckedField()
 
     class Meta:
         model = GuideSection
-        fields = ["slug", "title", "concepts", "items"]
+        fields = ["slug", "title", "checked", "concepts", "items"]
 
 
 class GuideListSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
+    checked = CheckedField()
 
     class Meta:
         model = Guide
-        fields = ["slug", "title", "summary", "updated_at", "url"]
+        fields = ["slug", "title", "summary", "updated_at", "checked", "url"]
 
     def get_url(self, obj: Guide) -> str:
         return obj.get_absolute_url()
