@@ -24,6 +24,20 @@ Rules (the content issue's list):
   that is not a calculation.
 - ``links``: a question with fewer than 2 or more than 4 concepts; a concept no question
   links.
+- ``efficiency``: a ``{{calc}}`` directive or calculator embed whose result has both a
+  compute and a bandwidth ceiling and derates one alone: the two efficiencies differ and
+  the author did not set both (one set and the other left at its default, or two defaults
+  that differ). Set both, equal unless the text says why not.
+- ``precision``: a directive or embed that gives ``precision`` beside a typed
+  ``peak_tflops`` that is not the preset device's peak at that precision (bf16 beside the
+  H100's 1,979 TFLOP/s, its FP8 figure).
+- ``checked``: a question, concept, guide or guide section that names a product or version
+  of ``questions.dated_names`` (GPU generations, engines, compilers, orchestrators) without
+  ``checked: YYYY-MM``, or whose ``checked`` is not a real past month.
+- ``stale``: a ``checked`` month before ``CHECKED_STALE_BEFORE``.
+
+The two calculator rules live in ``calculators.provenance.box_problems``, beside the code
+that decides what a box shows.
 """
 
 from __future__ import annotations
@@ -38,10 +52,14 @@ from typing import Any
 import frontmatter
 import yaml
 
+from calculators.directive import find_box_problems
 from calculators.errors import CalculatorInputError
+from calculators.provenance import box_problems
 from calculators.validation import validate
 
+from .checked import month_problem
 from .content_format import ANSWER_SEPARATOR, ITEM_HEADING, PRACTICE_KEYS
+from .dated_names import dated_names_in
 from .validation import IMAGE, key_point_problems, markdown_problems, practice_problems
 
 ANSWER_MIN_WORDS = 250
@@ -51,6 +69,9 @@ BOILERPLATE_WORDS = 12
 BOILERPLATE_ANSWERS = 3
 QUOTED_MARKER = "<!-- quoted -->"
 REFERENCE_FIELDS = ("title", "publisher", "year", "url")
+# A page's facts must have been checked in this month or later (issue 25: every file
+# checked against late-2026 sources); older months are reported as stale.
+CHECKED_STALE_BEFORE = "2026-11"
 
 DIRECTIVE = re.compile(r"\{\{\s*calc\b[^{}]*\}\}")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", re.MULTILINE | re.DOTALL)
@@ -116,6 +137,7 @@ class ContentCheck:
         self.concepts: dict[str, Doc] = {}
         self.tracks: dict[str, list[Doc]] = {}
         self.guides: dict[str, list[Doc]] = {}
+        self.guide_files: list[Doc] = []  # each guide's _guide.md
         for path in sorted((self.root / "concepts").glob("*.md")):
             doc = _load(path, self.findings)
             if doc:
@@ -126,6 +148,10 @@ class ContentCheck:
         for guide_dir in sorted(p for p in (self.root / "guides").glob("*") if p.is_dir()):
             docs = [_load(p, self.findings) for p in sorted(guide_dir.glob("[0-9]*.md"))]
             self.guides[guide_dir.name] = [d for d in docs if d]
+            if (guide_dir / "_guide.md").is_file():
+                doc = _load(guide_dir / "_guide.md", self.findings)
+                if doc:
+                    self.guide_files.append(doc)
 
     # -- running -------------------------------------------------------------------------
 
@@ -140,6 +166,11 @@ class ContentCheck:
         for docs in self.guides.values():
             for section in docs:
                 self._guide_section(section)
+        for doc in (*questions, *self.concepts.values(), *self.guide_files):
+            self._checked(doc)
+        for docs in self.guides.values():
+            for section in docs:
+                self._checked(section)
         self._boilerplate(questions)
         self._unlinked_concepts(questions)
         return self.findings
@@ -202,11 +233,39 @@ class ContentCheck:
             self._add(q, "reference", f"calculators: {embed!r} is not a mapping")
             return
         slug = str(embed.get("calculator", ""))
+        inputs, preset = embed.get("inputs") or {}, embed.get("preset") or None
         try:
-            validate(slug, embed.get("inputs") or {}, embed.get("preset") or None)
+            clean = validate(slug, inputs, preset)
         except CalculatorInputError as exc:
             reasons = "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.fields.items())
             self._add(q, "reference", f"calculator embed '{slug}': {reasons}")
+            return
+        for rule, message in box_problems(slug, inputs, preset, clean):
+            self._add(q, rule, f"calculator embed '{slug}' {_inline(inputs)}: {message}")
+
+    def _checked(self, doc: Doc) -> None:
+        """``checked: YYYY-MM`` where the page names a dated product, and never stale."""
+        value = doc.meta.get("checked")
+        if value in (None, ""):
+            names = dated_names_in(_dated_text(doc))
+            if names:
+                shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+                self._add(
+                    doc,
+                    "checked",
+                    f"names {shown} but has no 'checked: YYYY-MM': verify its facts against "
+                    "primary sources and give the month",
+                )
+            return
+        if problem := month_problem(value):
+            self._add(doc, "checked", f"checked: {problem}")
+        elif str(value).strip() < CHECKED_STALE_BEFORE:
+            self._add(
+                doc,
+                "stale",
+                f"checked {value} is before {CHECKED_STALE_BEFORE}: verify its facts again "
+                "and move the month",
+            )
 
     def _sources(self, doc: Doc) -> None:
         refs = doc.meta.get("references")
@@ -221,6 +280,8 @@ class ContentCheck:
                 self._add(doc, "sources", f"reference {i}: url must be http(s)")
 
     def _markdown(self, doc: Doc, text: str) -> None:
+        for rule, message in find_box_problems(text):
+            self._add(doc, rule, message)
         for rule, message in markdown_problems(
             text,
             concept_exists=lambda slug: slug in self.concepts,
@@ -291,6 +352,20 @@ class ContentCheck:
         for slug, c in self.concepts.items():
             if slug not in linked:
                 self._add(c, "links", "no question links this concept")
+
+
+def _inline(inputs: Any) -> str:
+    if not isinstance(inputs, dict):
+        return repr(inputs)
+    return "{" + ", ".join(f"{k}: {v}" for k, v in inputs.items()) + "}"
+
+
+def _dated_text(doc: Doc) -> str:
+    """What a reader reads of a file: title, summary, key points, body and answer."""
+    points = doc.meta.get("key_points") or []
+    parts = [doc.meta.get("title"), doc.meta.get("summary"), doc.body, doc.answer]
+    parts += points if isinstance(points, list) else [points]
+    return "\n".join(str(p) for p in parts if p)
 
 
 def sentences(markdown: str) -> set[str]:

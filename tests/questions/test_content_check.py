@@ -217,6 +217,139 @@ def test_command_exits_non_zero_on_findings(tree):
         call_command("check_content", "--root", str(tree), "--track", "t")
 
 
+# -- the calculator boxes (issue 25, section 1) ----------------------------------------
+
+SERVING = (
+    "{{calc serving_estimate model=llama-3.1-8b preset=h100-sxm prompt_tokens=1000 "
+    "output_tokens=200 concurrency=8%s -> itl_ms}}"
+)
+DECODE = "{{calc decode_bound params_b=8 bytes_per_param=1 preset=h100-sxm%s -> ms_per_token}}"
+
+
+def findings_of(tree: Path, rule: str) -> list[str]:
+    return [str(f) for f in check_content(tree) if f.rule == rule]
+
+
+@pytest.mark.parametrize(
+    ("box", "bad", "good", "rule", "says"),
+    [
+        (  # one ceiling derated, the other left at its default of 1
+            DECODE,
+            " bandwidth_efficiency=0.7",
+            " bandwidth_efficiency=0.7 compute_efficiency=0.7",
+            "efficiency",
+            "bandwidth_efficiency=0.7 against compute_efficiency 1 (its default)",
+        ),
+        (  # two defaults that differ: serving_estimate's 0.8 and 0.5
+            SERVING,
+            "",
+            " bandwidth_efficiency=0.7 compute_efficiency=0.7",
+            "efficiency",
+            "bandwidth_efficiency 0.8 (its default) against compute_efficiency 0.5",
+        ),
+        (  # a bf16 label on the H100's FP8 peak
+            DECODE,
+            " peak_tflops=1979 precision=bf16",
+            " peak_tflops=1979 precision=fp8",
+            "precision",
+            "the NVIDIA H100 SXM's bf16 peak is 989 TFLOP/s (1979 is its fp8 peak: give "
+            "precision=fp8)",
+        ),
+    ],
+)
+def test_a_misleading_directive_is_refused(tree, box, bad, good, rule, says):
+    edit_answer(tree, 1, prose_for("x") + "\n\nThe figure: " + box % bad + ".")
+    found = findings_of(tree, rule)
+    assert len(found) == 1 and "01-q-1.md" in found[0] and "line 3" in found[0]
+    assert says in found[0]
+    edit_answer(tree, 1, prose_for("x") + "\n\nThe figure: " + box % good + ".")
+    assert check_content(tree) == []
+
+
+def test_one_efficiency_is_fine_where_the_other_ceiling_plays_no_part(tree):
+    # No peak and no preset: decode_bound has no compute ceiling to derate.
+    edit_answer(
+        tree,
+        3,
+        prose_for("z") + "\n\n{{calc decode_bound params_b=8 bytes_per_param=2 "
+        "bandwidth_tbs=3.35 bandwidth_efficiency=0.7 -> tokens_per_s_per_user}}",
+    )
+    assert check_content(tree) == []
+
+
+def test_a_widget_derating_one_ceiling_alone_is_refused(tree):
+    widget = {"calculator": "decode_bound", "preset": "h100-sxm"}
+    inputs = {"params_b": 8, "bytes_per_param": 2, "bandwidth_efficiency": 0.7}
+    edit_answer(tree, 4, prose_for("w"), calculators=[{**widget, "inputs": inputs}])
+    found = findings_of(tree, "efficiency")
+    assert len(found) == 1 and "calculator embed 'decode_bound'" in found[0]
+    inputs["compute_efficiency"] = 0.7
+    edit_answer(tree, 4, prose_for("w"), calculators=[{**widget, "inputs": inputs}])
+    assert check_content(tree) == []
+
+
+def test_a_widget_precision_label_that_disagrees_with_the_peak_is_refused(tree):
+    inputs = {"params_b": 8, "bytes_per_param": 1, "peak_tflops": 1979, "precision": "bf16"}
+    widget = {"calculator": "decode_bound", "preset": "h100-sxm", "inputs": inputs}
+    edit_answer(tree, 6, prose_for("u"), calculators=[widget])
+    assert len(findings_of(tree, "precision")) == 1
+    inputs["precision"] = "fp8"
+    edit_answer(tree, 6, prose_for("u"), calculators=[widget])
+    assert check_content(tree) == []
+
+
+# -- checked: YYYY-MM (issue 25, section 2) ---------------------------------------------
+
+
+def test_a_page_naming_a_dated_product_needs_checked(tree):
+    text = prose_for("g") + "\n\nOn an H100 with vLLM the scheduler admits by length."
+    edit_answer(tree, 7, text)
+    found = findings_of(tree, "checked")
+    assert len(found) == 1 and "07-q-7.md" in found[0] and "names H100, vLLM" in found[0]
+    edit_answer(tree, 7, text, checked="2026-12")
+    assert check_content(tree) == []
+
+
+def test_concepts_guides_and_sections_need_checked_too(tree):
+    concept = tree / "concepts" / "c-one.md"
+    meta = {"slug": "c-one", "title": "c-one", "category": "serving", "summary": "S."}
+    write(concept, {**meta, "references": [REF]}, prose_for("c-one", 320) + " Kubernetes.")
+    write(
+        tree / "guides" / "g" / "_guide.md",
+        {"slug": "g", "title": "G", "summary": "Serving on Trainium3."},
+        "Intro.",
+    )
+    write(
+        tree / "guides" / "g" / "02-t.md",
+        {"order": 2, "slug": "t", "title": "T", "concepts": ["c-one"]},
+        "## explain: What does torch.compile do?\n\nIt traces and fuses.",
+    )
+    found = {Path(f.path).name for f in check_content(tree) if f.rule == "checked"}
+    assert found == {"c-one.md", "_guide.md", "02-t.md"}
+
+
+@pytest.mark.parametrize(
+    ("checked", "rule", "message"),
+    [
+        ("2026-10", "stale", "checked 2026-10 is before 2026-11"),
+        ("2025-12", "stale", "before 2026-11"),
+        ("2026-13", "checked", "not a real month"),
+        ("2099-01", "checked", "in the future"),
+        ("Dec 2026", "checked", "YYYY-MM"),
+    ],
+)
+def test_a_stale_or_malformed_checked_is_reported(tree, checked, rule, message):
+    edit_answer(tree, 8, prose_for("s"), checked=checked)
+    found = [f for f in check_content(tree)]
+    assert [f.rule for f in found] == [rule] and message in found[0].message
+
+
+def test_checked_of_this_month_or_last_passes(tree):
+    edit_answer(tree, 8, prose_for("s") + " Measured with Nsight.", checked="2026-11")
+    edit_answer(tree, 9, prose_for("r"), checked="2026-12")
+    assert check_content(tree) == []
+
+
 def test_the_shipped_content_passes_the_check():
     findings = check_content(settings.CONTENT_DIR)
     assert findings == [], "\n".join(str(f) for f in findings[:40])
