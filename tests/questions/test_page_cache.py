@@ -45,7 +45,7 @@ def test_an_edit_or_a_comment_retires_the_cached_page(client, free_user):
 
 @pytest.mark.django_db
 def test_hiding_or_deleting_a_comment_retires_cached_pages(
-    client, client_for, free_user, staff_user
+    client, client_for, free_user, moderator
 ):
     """Hide and account deletion write with a queryset update (no post_save): they must
     still retire the cached page and the cached discussion page, for every reader."""
@@ -60,7 +60,7 @@ def test_hiding_or_deleting_a_comment_retires_cached_pages(
         get(c, q.get_absolute_url())
         _, html = get(c, q.get_absolute_url())
         assert "Spam that a moderator will hide." in html
-    discussion_services.comment_hide(moderator=staff_user, comment=comment)
+    discussion_services.comment_hide(moderator=moderator, comment=comment)
     for c in (client, signed_in):
         _, html = get(c, q.get_absolute_url())
         assert "Spam that a moderator will hide." not in html
