@@ -12,7 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from . import content_version
-from .models import Concept, Guide, Question, QuestionSlugHistory, Track
+from .models import Concept, Guide, GuideItem, Question, QuestionSlugHistory, Track
 from .tasks import schedule_similarity_recompute
 
 # The fields whose change is a real content edit (and so moves "Updated <Month Year>").
@@ -109,6 +109,22 @@ def save_content(obj: Any, *, extra: Any = None, updated_at=None, synced: bool =
         # questions and concepts always queue one; the task dedupes bursts.
         schedule_similarity_recompute()
     return changed
+
+
+@transaction.atomic
+def content_corrected(item: Any, *, now=None) -> Any:
+    """A reported mistake in ``item`` (a question, concept or guide item) was fixed: move
+    the "Updated" month of the page that shows it (a guide item's guide), even when the fix
+    itself was saved earlier, and retire cached pages. Returns the item whose date moved.
+
+    An update, not a save: the content and its hash are unchanged, so no revision or
+    similarity run is due; the version bump is what the save signal would have done."""
+    page: Any = item.section.guide if isinstance(item, GuideItem) else item
+    when = now or timezone.now()
+    type(page)._default_manager.filter(pk=page.pk).update(updated_at=when)
+    page.updated_at = when
+    content_version.bump()
+    return page
 
 
 @transaction.atomic

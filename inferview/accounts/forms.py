@@ -48,9 +48,10 @@ class EmailPreferencesForm(forms.Form):
     """Which emails a learner gets beyond their account's own (verification, resets)."""
 
     email_replies = forms.BooleanField(
-        label="Email me replies to my comments",
+        label="Email me replies to my comments and what became of my reports",
         required=False,
-        help_text="One email for each reply to a comment of yours, with a link to it.",
+        help_text="One email for each reply to a comment of yours, with a link to it, and one "
+        "when a mistake you reported is fixed or declined, with the author's note.",
     )
 
     #: What a checkbox sends: its value when ticked, nothing when not. BooleanField alone

@@ -88,6 +88,11 @@ def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
             responses = operation.setdefault("responses", {})
+            # An error an operation declares itself (401, say) with a description only
+            # carries the shared error body too.
+            for code, declared in responses.items():
+                if str(code).startswith(("4", "5")) and not declared.get("content"):
+                    declared["content"] = {"application/json": {"schema": ERROR_REF}}
             for code in _answers(path, method, operation):
                 if code in responses:
                     continue

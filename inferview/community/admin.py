@@ -172,3 +172,7 @@ class DifficultyVoteAdmin(admin.ModelAdmin):
     list_display = ["user", "question", "felt", "updated_at"]
     list_filter = ["felt"]
     list_select_related = ["user", "question__track"]
+
+
+# The authors' queue of reported mistakes registers itself.
+from inferview.community.corrections import admin as corrections_admin  # noqa: E402, F401

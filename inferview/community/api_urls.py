@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .api import cram, discovery, discussion, graded, learning, mock
+from .api import corrections, cram, discovery, discussion, graded, learning, mock
 
 urlpatterns = [
     path("bookmarks/", learning.BookmarkListView.as_view(), name="api-bookmarks"),
@@ -32,6 +32,10 @@ urlpatterns = [
         "comments/<int:pk>/report/",
         discussion.CommentReportView.as_view(),
         name="api-comment-report",
+    ),
+    path("corrections/", corrections.CorrectionListView.as_view(), name="api-corrections"),
+    path(
+        "corrections/<int:pk>/", corrections.CorrectionDetailView.as_view(), name="api-correction"
     ),
     # Graded practice, key points, mock interviews and cram plans
     path(

@@ -9,6 +9,7 @@ from inferview.access import policy
 from inferview.community.bookmarks.selectors import (
     bookmarks_for,
 )
+from inferview.community.corrections.selectors import reports_for
 from inferview.community.discussion.selectors import (
     recent_comments,
 )
@@ -40,4 +41,5 @@ def dashboard(user: Any, *, now: dt.datetime | None = None) -> dict[str, Any]:
         "bookmarks": bookmarks_for(user),
         "comments": recent_comments(user),
         "attempts": recent_attempts(user),
+        "reports": reports_for(user),
     }

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from django import forms
 
+from inferview.community.corrections.models import (
+    NOTE_MAX_LENGTH,
+    QUOTE_MAX_LENGTH,
+    CorrectionKind,
+    TargetType,
+)
 from inferview.community.discussion.services import COMMENT_MAX_LENGTH
 from inferview.community.practice.services import APPROACH_MAX_LENGTH
 
@@ -71,4 +77,42 @@ class ReportForm(forms.Form):
         max_length=500,
         widget=forms.Textarea(attrs={"rows": 3}),
         label="Anything else (optional)",
+    )
+
+
+class CorrectionForm(forms.Form):
+    """ "Report a mistake" on a question, concept or guide page (works without JavaScript:
+    the passage is pasted; the page's script fills it from the selection)."""
+
+    target_type = forms.ChoiceField(choices=TargetType.choices, widget=forms.HiddenInput)
+    target_id = forms.IntegerField(
+        label="Which item",
+        min_value=1,
+        error_messages={"required": "Choose the item with the mistake."},
+    )
+    quote = forms.CharField(
+        label="The passage",
+        max_length=QUOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Copy it from the page (selecting text on the page fills it in).",
+        error_messages={
+            "required": "Quote the passage with the mistake.",
+            "max_length": f"Keep the passage under {QUOTE_MAX_LENGTH:,} characters.",
+        },
+    )
+    kind = forms.ChoiceField(
+        label="What is wrong",
+        choices=CorrectionKind.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose what kind of mistake it is."},
+    )
+    note = forms.CharField(
+        label="Your note",
+        max_length=NOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="What is wrong, and what it should say if you know.",
+        error_messages={
+            "required": "Say what is wrong.",
+            "max_length": f"Keep the note under {NOTE_MAX_LENGTH:,} characters.",
+        },
     )

@@ -429,3 +429,12 @@ class CramItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question_id} on {self.day}"
+
+
+# Corrections live in their own package; imported here so Django registers the models.
+from inferview.community.corrections.models import (  # noqa: E402, F401
+    Correction as Correction,
+)
+from inferview.community.corrections.models import (  # noqa: E402, F401
+    CorrectionReporter as CorrectionReporter,
+)

@@ -8,6 +8,8 @@ from typing import Any
 from django.db.models import Count
 
 from inferview.community.common import signed_in
+from inferview.community.corrections.models import CorrectionKind, TargetType
+from inferview.community.corrections.selectors import what_changed, what_changed_in_guide
 from inferview.community.discovery import up_next
 from inferview.community.discussion.selectors import (
     discussion,
@@ -17,7 +19,7 @@ from inferview.community.practice.selectors import (
     Practice,
     difficulty_tally,
 )
-from questions.models import Concept, Question
+from questions.models import Concept, Guide, GuideItem, Question
 
 from . import scheduling
 from .models import (
@@ -95,6 +97,29 @@ def question_page_context(
         "discussion": discussion(question=question, sort=sort, page=page),
         "next_question": next_question,
         "closest": closest,
+        **_corrections(TargetType.QUESTION, question.pk, what_changed(question=question)),
+    }
+
+
+def _corrections(target_type: str, target_id: int | None, changes: list) -> dict[str, Any]:
+    """ "What changed" and the "Report a mistake" form's target."""
+    return {
+        "what_changed": changes,
+        "correction_target_type": target_type,
+        "correction_target_id": target_id,
+        "correction_kinds": CorrectionKind.choices,
+    }
+
+
+def guide_page_context(*, guide: Guide, items: list[tuple[int, GuideItem]]) -> dict[str, Any]:
+    """A guide's "What changed" and its report form, which asks which item (numbered as on
+    the page)."""
+    numbers = {item.pk: n for n, item in items}
+    return {
+        **_corrections(
+            TargetType.GUIDE_ITEM, None, what_changed_in_guide(guide=guide, numbers=numbers)
+        ),
+        "correction_items": items,
     }
 
 
@@ -106,4 +131,5 @@ def concept_page_context(
         "is_bookmarked": is_signed_in
         and Bookmark.objects.filter(user=user, concept=concept).exists(),
         "discussion": discussion(concept=concept, sort=sort, page=page),
+        **_corrections(TargetType.CONCEPT, concept.pk, what_changed(concept=concept)),
     }

@@ -1,5 +1,5 @@
-"""Posting limits (comments per user, graded answers per address), each one counter
-shared by the HTML views and the API.
+"""Posting limits (comments and reports of mistakes per user, graded answers per
+address), each one counter shared by the HTML views and the API.
 
 django-ratelimit counts in the default cache, which every web process shares (a
 database cache on one machine, Redis in production), so the limit holds across
@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest
-from django_ratelimit.core import is_ratelimited
+from django_ratelimit.core import get_usage, is_ratelimited
 
 DEFAULT_COMMENT_RATE = "6/m"
 GRADE_RATE = "120/m"  # numeric answers per visitor: cheap, but each runs the kernels
@@ -39,3 +39,16 @@ def grading_rate_limited(request: HttpRequest) -> bool:
     shares one bucket rather than failing django-ratelimit's "ip" key."""
     key: Any = "ip" if request.META.get("REMOTE_ADDR") else _no_address
     return is_ratelimited(request, group="practice.grade", key=key, rate=GRADE_RATE, increment=True)
+
+
+DEFAULT_CORRECTION_RATE = "10/d"  # reports of a mistake per reader per day
+
+
+def correction_retry_after(request: HttpRequest) -> int | None:
+    """Count one report of a mistake, from the page or the API alike; when the reader is
+    over the limit, the seconds until its day's window ends (for Retry-After), else None."""
+    rate = getattr(settings, "CORRECTION_RATE", DEFAULT_CORRECTION_RATE)
+    usage = get_usage(request, group="community.correction", key="user", rate=rate, increment=True)
+    if usage is None or not usage["should_limit"]:
+        return None
+    return max(1, int(usage["time_left"]))

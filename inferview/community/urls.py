@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import cram, discussion, graded, learning, mock
+from .views import corrections, cram, discussion, graded, learning, mock
 
 app_name = "community"
 
@@ -26,4 +26,5 @@ urlpatterns = [
     path("community/comments/<int:pk>/edit/", discussion.comment_edit, name="comment-edit"),
     path("community/comments/<int:pk>/delete/", discussion.comment_delete, name="comment-delete"),
     path("community/comments/<int:pk>/report/", discussion.comment_report, name="comment-report"),
+    path("community/corrections/", corrections.correction_report, name="correction-report"),
 ]

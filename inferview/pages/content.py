@@ -271,6 +271,9 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "concepts": concepts,
             "item_count": sum(len(items) for _, _, items in sections),
             "meta_description": plain_text(guide.summary, 160),
+            **community_pages.guide_page_context(
+                guide=guide, items=[(n, item) for _, _, items in sections for n, item, _ in items]
+            ),
         },
     )
 

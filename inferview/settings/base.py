@@ -312,6 +312,7 @@ SPECTACULAR_SETTINGS = {
         "GuideItemKindEnum": "questions.models.ItemKind",
         "PurchaseStatusEnum": "inferview.access.models.Purchase.Status",
         "ProgressStatusEnum": "inferview.community.models.ProgressStatus",
+        "CorrectionKindEnum": "inferview.community.corrections.models.CorrectionKind",
     },
     # Every answer the API gives is in the schema: the shared error responses are added
     # to each operation in one place (inferview.api.schema).

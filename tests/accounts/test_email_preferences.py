@@ -18,7 +18,7 @@ def test_the_form_saves_and_shows_the_saved_state(client_for, free_user):
     # a labelled checkbox, ticked by default, in a form with a CSRF token
     assert f"{CHECKBOX} checked" in html
     assert '<label class="checkbox-label" for="id_email_replies"><input' in html
-    assert "> Email me replies to my comments</label>" in html
+    assert "> Email me replies to my comments and what became of my reports</label>" in html
     form = html.split('value="email">')[0].rsplit("<form", 1)[1]
     assert 'name="csrfmiddlewaretoken"' in form
 
