@@ -36,6 +36,15 @@ _FACTOR_TEXT = {
     "broadcast": "1",
 }
 
+#: The nccl-tests binary that measures each collective (github.com/NVIDIA/nccl-tests).
+NCCL_TESTS = {
+    "all_reduce": "all_reduce_perf",
+    "all_gather": "all_gather_perf",
+    "reduce_scatter": "reduce_scatter_perf",
+    "all_to_all": "alltoall_perf",
+    "broadcast": "broadcast_perf",
+}
+
 
 def _collective_steps(p: Point) -> list[str]:
     op = p.v("op")
@@ -86,8 +95,8 @@ def _collective_texts(p: Point) -> tuple[list[str], list[str]]:
     else:
         est.append("All GPUs share one node, so only NVLink (intra_gbs) matters.")
     need = [
-        "Measure with nccl-tests (all_reduce_perf -b 1M -e 16G) on the real topology: "
-        "achieved bus bandwidth is typically 70-90% of the link rate.",
+        f"Measure with nccl-tests ({NCCL_TESTS[p.v('op')]} -b 1M -e 16G) on the real "
+        "topology: achieved bus bandwidth is typically 70-90% of the link rate.",
         "Overlap with compute decides what the step actually pays; this is the exposed "
         "time only if nothing overlaps.",
     ]

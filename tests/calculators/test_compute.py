@@ -86,3 +86,31 @@ def test_mig_chart_data():
     chart = run_inline("mig", {"profile": "1g.10gb", "model_gb": 5}, "h100-sxm")["chart"]
     col = chart["columns"][0]
     assert col["instances"] == 7 and col["compute_slices"] == 1 and col["idle_sms"] == 20
+
+
+@pytest.mark.parametrize(
+    "op,binary",
+    [
+        ("all_reduce", "all_reduce_perf"),
+        ("all_gather", "all_gather_perf"),
+        ("reduce_scatter", "reduce_scatter_perf"),
+        ("all_to_all", "alltoall_perf"),
+        ("broadcast", "broadcast_perf"),
+    ],
+)
+def test_the_collective_box_names_the_nccl_test_of_its_own_operation(op, binary):
+    """An all-to-all box told readers to measure with all_reduce_perf (review, Dec 2026)."""
+    result = run_inline("collective_time", {"op": op, "message_mb": 100, "gpus": 16})
+    advice = " ".join(result["needs_measurement"])
+    assert f"({binary} " in advice
+    assert all(
+        f"({other} " not in advice
+        for other in {
+            "all_reduce_perf",
+            "all_gather_perf",
+            "reduce_scatter_perf",
+            "alltoall_perf",
+            "broadcast_perf",
+        }
+        - {binary}
+    )
