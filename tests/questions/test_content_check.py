@@ -353,3 +353,25 @@ def test_checked_of_this_month_or_last_passes(tree):
 def test_the_shipped_content_passes_the_check():
     findings = check_content(settings.CONTENT_DIR)
     assert findings == [], "\n".join(str(f) for f in findings[:40])
+
+
+def test_every_shipped_question_concept_and_guide_file_is_checked_as_of_the_cut_off():
+    """Issue 25's acceptance: not only the pages that name a product carry ``checked:``
+    (the rule above), every question, concept and guide file does, at the cut-off or later."""
+    import frontmatter
+
+    from questions.content_check import CHECKED_STALE_BEFORE
+
+    root = Path(settings.CONTENT_DIR)
+    files = [
+        *root.glob("tracks/*/[0-9]*.md"),
+        *root.glob("concepts/*.md"),
+        *root.glob("guides/*/*.md"),
+    ]
+    assert len(files) >= 300 + 96 + 4
+    missing = [
+        str(f.relative_to(root))
+        for f in files
+        if str(frontmatter.load(str(f)).metadata.get("checked") or "") < CHECKED_STALE_BEFORE
+    ]
+    assert missing == []
