@@ -235,3 +235,47 @@ def test_graded_answers_keep_locked_numbers_steps_and_points(gated, client_for, 
         assert variant.status_code == 200 and "{" not in variant.json()["prompt"]
         detail = client.get(f"/api/v1/questions/{q.pk}/").json()
         assert (q.points_marker in str(detail.get("key_points"))) is readable
+
+
+# --- Corrections (issue 27) --------------------------------------------------------------
+
+PRIVATE_NOTE = "PRIVATE-correction-note-9c1d"
+CHANGE_NOTE = "CHANGE-NOTE-public-5e2a: the figure was corrected."
+
+
+def reported_mistakes(gated):
+    """A premium reader reports the locked answer of each premium question (quote: its
+    marker sentence) with a private note; an author fixes each, with a public change note.
+    A second, open report sits on the premium concept."""
+    from inferview.community.corrections import services as corrections
+    from questions.roles import ensure_authors_group
+
+    reporter = UserFactory()
+    services.grant_premium(user=reporter, granted_by=None, reason="leak test")
+    author = UserFactory(is_staff=True)
+    author.groups.add(ensure_authors_group())
+    for q in (q for q in gated.questions if q.access == "premium"):
+        reported = corrections.correction_report(
+            user=reporter, target=q, quote=q.answer_marker, kind="wrong", note=PRIVATE_NOTE
+        )
+        corrections.correction_decide(
+            user=author, correction=reported.correction, state="fixed", change_note=CHANGE_NOTE
+        )
+    concept = next(c for c in gated.concepts if c.access == "premium")
+    corrections.correction_report(
+        user=reporter, target=concept, quote=concept.body_marker, kind="unclear", note=PRIVATE_NOTE
+    )
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_reports_stay_with_their_reporters_and_what_changed_is_public(gated, client_for, tier):
+    """The crawl covers the corrections API and "What changed": another reader's quote (here
+    locked text) and note reach nobody else, while the authors' change note is public."""
+    reported_mistakes(gated)
+    crawl, _ = crawl_as(client_for, gated, tier)
+    assert "/api/v1/corrections/" in crawl.api_paths
+    assert not crawl.found(PRIVATE_NOTE)
+    assert crawl.leaks(gated.hidden_from(tier)) == []
+    assert crawl.found(CHANGE_NOTE), "the crawl never reached a 'What changed' section"
+    expected = 401 if tier == "anonymous" else 200
+    assert crawl.statuses["/api/v1/corrections/"] == expected

@@ -16,13 +16,13 @@ pytestmark = pytest.mark.django_db
 # Cold (the content version just moved, so nothing derived is cached):
 # Anonymous: the question, its concepts and embeds; the previous question (rel="prev" and
 # the "k" shortcut); up next (following questions, stored neighbours, candidates);
-# difficulty tally; discussion (totals, page, replies).
-MAX_ANONYMOUS = 11
+# difficulty tally; discussion (totals, page, replies); "What changed" (fixed corrections).
+MAX_ANONYMOUS = 12
 # Signed in adds: the user with their tier (inferview.accounts.backends), bookmark,
 # progress, review card, and which up-next candidates the learner is confident in (the own
 # difficulty vote comes with the tally). The session is read from the cache
 # (inferview.sessions).
-MAX_SIGNED_IN = 16
+MAX_SIGNED_IN = 17
 # Warm (what a signed-in reader usually gets): up next and the discussion page come from
 # the derived cache, six queries fewer.
 MAX_SIGNED_IN_WARM = 10
