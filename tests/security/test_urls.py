@@ -80,6 +80,7 @@ URLS: dict[str, Entry] = {
     "bookmarks/": ("/bookmarks/", (302, 200, 200, 200), ""),
     "review/": ("/review/", (302, 200, 200, 200), ""),
     "community/bookmarks/toggle/": ("/community/bookmarks/toggle/", (405, 405, 405, 405), "post"),
+    "community/corrections/": ("/community/corrections/", (405, 405, 405, 405), "post"),
     "community/questions/<int:pk>/practice/": (
         "/community/questions/{w.open_q.pk}/practice/",
         (405, 405, 405, 405),
@@ -162,6 +163,8 @@ URLS: dict[str, Entry] = {
     ),
     "api/v1/bookmarks/": ("/api/v1/bookmarks/", (403, 200, 200, 200), "post"),
     "api/v1/progress/": ("/api/v1/progress/", (403, 200, 200, 200), ""),
+    "api/v1/corrections/": ("/api/v1/corrections/", (401, 200, 200, 200), "post"),
+    "api/v1/corrections/<int:pk>/": ("/api/v1/corrections/1/", (401, 405, 405, 405), "patch"),
     "api/v1/reviews/": ("/api/v1/reviews/", (403, 200, 200, 200), ""),
     "api/v1/dashboard/": ("/api/v1/dashboard/", (403, 200, 200, 200), ""),
     "api/v1/search/": ("/api/v1/search/?q=question", (200, 200, 200, 200), ""),

@@ -116,14 +116,16 @@ class CorrectionDetailView(_SignedIn, APIView):
         tags=TAGS,
     )
     def patch(self, request: Request, pk: int) -> Response:
-        # Refused before the lookup, so a reader cannot tell which ids exist.
+        # The body is parsed first (a malformed or over-deep body is a 400 for anyone, as on
+        # every route); then refused before the lookup, so a reader cannot tell which ids exist.
+        body = request.data
         if not selectors.is_author(request.user):
             raise ApiError(
                 "permission_denied",
                 "Only authors decide on reported mistakes.",
                 status_code=status.HTTP_403_FORBIDDEN,
             )
-        data = validated(CorrectionDecisionSerializer, request.data)
+        data = validated(CorrectionDecisionSerializer, body)
         correction = call_service(
             services.correction_decide,
             user=request.user,

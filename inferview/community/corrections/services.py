@@ -129,7 +129,8 @@ def correction_decide(
             {"change_note": f"Keep it under {CHANGE_NOTE_MAX_LENGTH:,} characters."}
         )
     correction = (
-        Correction.objects.select_for_update()
+        # of=self: PostgreSQL cannot lock the nullable side of the outer joins below
+        Correction.objects.select_for_update(of=("self",))
         .select_related("question__track", "concept", "guide_item__section__guide")
         .get(pk=correction.pk)
     )
