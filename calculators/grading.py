@@ -128,12 +128,18 @@ COUNT_INPUTS = ("tp", "gpus")
 KV_CALCULATORS = ("kv_cache", "decode_bound", "serving_estimate", "paged_kv_capacity")
 
 
+# a mistake made on the result itself: (the right value, the spec's unit) -> the numbers
+# a learner typing the slip would give, in that unit (a reciprocal cannot be a factor)
+Outputs = Callable[[float, str], list[float]]
+
+
 @dataclass(frozen=True)
 class Mistake:
     slug: str
     label: str  # what the learner did, shown when the grader names it
     explanation: str  # how to avoid it
     model: Model
+    outputs: Outputs | None = None  # used instead of ``model`` when given
 
 
 def _bits_for_bytes(slug: str, inputs: Inputs, unit: str) -> list[tuple[Inputs, float]]:
@@ -197,6 +203,50 @@ def _seconds_vs_ms(slug: str, inputs: Inputs, unit: str) -> list[tuple[Inputs, f
     return [(inputs, 1000.0), (inputs, 0.001)]
 
 
+def _bytes_per_param(slug: str, inputs: Inputs, unit: str) -> list[tuple[Inputs, float]]:
+    """A 2x or 4x slip in bytes per parameter or element (FP16 for FP8, FP32 for BF16,
+    INT4 counted as a byte...): each byte input scaled by 2 or 4 either way."""
+    names = [k for k in BYTE_INPUTS if _positive(inputs.get(k))]
+    if not names:
+        return []
+    return [
+        ({**inputs, **{k: inputs[k] * scale for k in names}}, 1.0)
+        for scale in (2.0, 0.5, 4.0, 0.25)
+    ]
+
+
+def _per_gpu_vs_node(slug: str, inputs: Inputs, unit: str) -> list[tuple[Inputs, float]]:
+    """Per GPU read as per node (or back): a factor of the GPUs in a node (8 unless given)."""
+    n = inputs.get("gpus_per_node", 8)
+    if not _positive(n) or n <= 1:
+        return []
+    return [(inputs, float(n)), (inputs, 1.0 / n)]
+
+
+def _missing_tp_or_batch(slug: str, inputs: Inputs, unit: str) -> list[tuple[Inputs, float]]:
+    """The tensor-parallel degree or the batch left out: the input set to 1."""
+    out = []
+    for name in ("tp", "batch", "batch_size", "concurrency"):
+        n = inputs.get(name)
+        if isinstance(n, int) and not isinstance(n, bool) and n > 1:
+            out.append(({**inputs, name: 1}, 1.0))
+    return out
+
+
+def _rate_vs_time_per_token(right: float, unit: str) -> list[float]:
+    """Tokens/s given where ms (or s) per token was asked, or the reverse: the reciprocal,
+    typed as a number in the question's unit."""
+    if not math.isfinite(right) or right <= 0:
+        return []
+    dim = dimension(unit)
+    if dim == "token rate":
+        per_s = convert(right, unit, "tokens/s")
+        return [1000.0 / per_s, 1.0 / per_s]  # ms per token, s per token
+    if dim == "time":
+        return [1.0 / convert(right, unit, "s")]  # tokens/s typed as the time
+    return []
+
+
 MISTAKES: dict[str, Mistake] = {
     m.slug: m
     for m in (
@@ -242,6 +292,33 @@ MISTAKES: dict[str, Mistake] = {
             "You used the sparse (2:4) peak, twice the dense figure the work runs at.",
             "Data sheets headline the sparse figure; dense GEMMs get half of it.",
             _sparse_peak,
+        ),
+        Mistake(
+            "bytes-per-param",
+            "You used the wrong bytes per parameter: the answer is off by 2× or 4×.",
+            "Bytes per parameter: FP32 4, BF16/FP16 2, FP8/INT8 1, INT4 0.5 (plus scales).",
+            _bytes_per_param,
+        ),
+        Mistake(
+            "per-gpu-vs-node",
+            "You mixed the per-GPU figure and the per-node one (a node holds several GPUs).",
+            "Say which the question asks for, then multiply or divide by the GPUs per node once.",
+            _per_gpu_vs_node,
+        ),
+        Mistake(
+            "missing-tp-or-batch",
+            "You left out the tensor-parallel degree or the batch: one GPU's or one "
+            "sequence's worth.",
+            "Multiply by the batch for the work per step; divide by TP for each GPU's share.",
+            _missing_tp_or_batch,
+        ),
+        Mistake(
+            "tokens-per-s-vs-ms-per-token",
+            "You gave tokens per second where time per token was asked, or the reverse.",
+            "Time per token and tokens per second are reciprocals: ms per token = 1,000 ÷ "
+            "tokens/s.",
+            lambda slug, inputs, unit: [],
+            outputs=_rate_vs_time_per_token,
         ),
         Mistake(
             "seconds-vs-ms",
@@ -577,8 +654,13 @@ def mistaken_values(
 ) -> dict[str, list[float]]:
     """Each listed mistake's candidate answers (in the spec's unit) on clean ``inputs``."""
     out: dict[str, list[float]] = {}
+    right: float | None = None
     for name in spec.mistakes if names is None else names:
         mistake = MISTAKES[name]
+        if mistake.outputs is not None:
+            right = evaluate(spec, inputs) if right is None else right
+            out[name] = mistake.outputs(right, spec.unit)
+            continue
         out[name] = [
             evaluate(spec, changed, factor)
             for changed, factor in mistake.model(spec.calculator, dict(inputs), spec.unit)
@@ -637,6 +719,34 @@ def grade(
                 if best is None or miss < best[0]:
                     best = (miss, name)
     return Grade(False, right, answer, error, best[1] if best else None)
+
+
+def factor_hint(answer: float, right: float) -> str:
+    """A hint for a wrong answer no listed slip explains: which way it is off and by
+    roughly what factor, so the learner looks for the step that brought that factor in
+    (never the right number itself)."""
+    if not (math.isfinite(answer) and math.isfinite(right)) or right == 0 or answer == 0:
+        return "Check each factor and its unit, one step at a time."
+    if (answer > 0) != (right > 0):
+        return "The sign is wrong: check which quantity is subtracted from which."
+    ratio = abs(answer / right)
+    way = "high" if ratio > 1 else "low"
+    factor = ratio if ratio > 1 else 1 / ratio
+    if factor < 1.5:
+        return (
+            f"Close, but too {way} by under 50%: check the rounding and the units "
+            "(GB or GiB, dense or sparse)."
+        )
+    powers = round(math.log10(factor) / 3)
+    if powers >= 1 and abs(math.log10(factor) - 3 * powers) < 0.05:
+        return (
+            f"Too {way} by a factor of about {number(10.0 ** (3 * powers))}: "
+            "a unit prefix (k, M, G or ms and s) slipped in one of the steps."
+        )
+    return (
+        f"Too {way} by a factor of about {number(factor, sig=2)}: find the first step "
+        "where a factor of that size came in or went missing."
+    )
 
 
 def worked(spec: PracticeSpec, variant: Mapping[str, Any], follow_up: int | None = None) -> dict:

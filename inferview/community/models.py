@@ -297,6 +297,12 @@ class Draw(models.Model):
     number = models.PositiveIntegerField(help_text="The learner's attempt number, from 1.")
     seed = models.BigIntegerField()
     variant = models.JSONField()
+    shown_for = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Which parts had their answer shown (Show answer or a third miss): "
+        "0 for the question, n for follow-up n. Answers after that never count.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -320,8 +326,13 @@ class NumericAnswer(models.Model):
     unit = models.CharField(max_length=24)
     answer = models.FloatField(help_text="The value in the question's unit.")
     expected = models.FloatField()
-    correct = models.BooleanField()
+    correct = models.BooleanField(help_text="The grade; never counts once the answer was shown.")
     mistake = models.CharField(max_length=32, blank=True)
+    after_shown = models.BooleanField(
+        default=False,
+        help_text="Typed after the answer was shown: kept, but counts nowhere "
+        "(stats, FSRS, dashboard).",
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

@@ -58,12 +58,17 @@ def test_an_anonymous_visitor_gets_a_variant_a_named_mistake_then_right(client, 
     assert wrong.status_code == 200
     html = wrong.content.decode()
     assert grading.MISTAKES["kv-counted-once"].label in html
-    assert "Worked steps" in html  # an open question's steps are for everyone
+    # try first: a wrong answer gets the slip and Try again, not the number or the steps
+    assert "Worked steps" not in html and 'data-testid="expected"' not in html
+    assert "Try again" in html and 'data-testid="show-answer"' in html
 
     right = client.post(
         url(open_q), {"value": f"{total_gb(v) * 1e9 / 2**30:.6g}", "unit": "GiB", "attempt": 1}
     )
     assert "<h2>Right</h2>" in right.content.decode()
+    assert (
+        "Worked steps" in right.content.decode()
+    )  # an open question's steps, after a right answer
     assert NumericAnswer.objects.count() == 0  # nothing stored without an account
 
 
@@ -192,8 +197,12 @@ def test_premium_readers_see_the_locked_question_s_steps_and_points(
 ):
     c = client_for(premium_user)
     v = variant_on_page(c.get(url(premium_q)).content.decode())
-    html = c.post(url(premium_q), {"value": "1", "unit": "GB", "attempt": 1}).content.decode()
-    assert "Worked steps" in html and "The right answer" in html
+    wrong = c.post(url(premium_q), {"value": "1", "unit": "GB", "attempt": 1}).content.decode()
+    assert "Worked steps" not in wrong  # try first, even for a reader of the answer
+    html = c.post(
+        url(premium_q), {"value": f"{total_gb(v):.6g}", "unit": "GB", "attempt": 1}
+    ).content.decode()
+    assert "Worked steps" in html and "<h2>Right</h2>" in html
     assert LOCKED_POINT in c.get(premium_q.get_absolute_url()).content.decode()
     assert v
 
@@ -234,3 +243,54 @@ def test_key_point_fractions_map_to_ratings(made, rating):
     from inferview.community.practice.key_points import rating_for
 
     assert rating_for(len(made) / 5) == rating
+
+
+def test_the_third_miss_shows_the_number_and_the_steps(client, open_q):
+    v = variant_on_page(client.get(url(open_q)).content.decode())
+    for n in (1, 2):
+        html = client.post(
+            url(open_q), {"value": f"{total_gb(v) * 3.3:.6g}", "unit": "GB", "attempt": 1}
+        ).content.decode()
+        assert "Not quite" in html and 'data-testid="expected"' not in html, n
+        assert "too high by a factor of about 3.3" in html.lower()  # the factor hint
+    third = client.post(
+        url(open_q), {"value": f"{total_gb(v) * 3.3:.6g}", "unit": "GB", "attempt": 1}
+    ).content.decode()
+    assert 'data-testid="expected"' in third and "Worked steps" in third
+    # and the right number now does not count: it was shown
+    after = client.post(
+        url(open_q), {"value": f"{total_gb(v):.6g}", "unit": "GB", "attempt": 1}
+    ).content.decode()
+    assert 'data-testid="after-shown"' in after and "<h2>Right</h2>" not in after
+
+
+def test_an_answer_after_show_answer_never_counts(client_for, free_user, open_q, fsrs_exact):
+    from inferview.community.practice import graded
+
+    c = client_for(free_user)
+    v = variant_on_page(c.get(url(open_q)).content.decode())
+    shown = c.post(url(open_q), {"action": "show", "attempt": 1})
+    assert shown.status_code == 302
+    page = c.get(shown["Location"]).content.decode()
+    assert 'data-testid="expected"' in page and "Worked steps" in page
+    right = c.post(url(open_q), {"value": f"{total_gb(v):.6g}", "unit": "GB", "attempt": 1})
+    assert 'data-testid="after-shown"' in right.content.decode()
+    answer = NumericAnswer.objects.get()
+    assert (answer.after_shown, answer.correct) == (True, False)
+    # not in the FSRS schedule, not in the stats, not on the dashboard
+    assert not Attempt.objects.filter(user=free_user).exists()
+    assert not ReviewCard.objects.filter(user=free_user).exists()
+    assert graded.stats(free_user).answers == 0
+    assert 'data-testid="first-try"' not in c.get("/dashboard/").content.decode()
+
+
+def test_the_dashboard_shows_first_try_accuracy(client_for, free_user, open_q):
+    c = client_for(free_user)
+    v = variant_on_page(c.get(url(open_q)).content.decode())
+    c.post(url(open_q), {"value": f"{total_gb(v) * 8:.6g}", "unit": "GB", "attempt": 1})
+    c.post(url(open_q), {"value": f"{total_gb(v):.6g}", "unit": "GB", "attempt": 1})  # 2nd try
+    c.post(url(open_q), {"action": "new"})
+    v2 = variant_on_page(c.get(url(open_q)).content.decode())
+    c.post(url(open_q), {"value": f"{total_gb(v2):.6g}", "unit": "GB", "attempt": 2})
+    html = c.get("/dashboard/").content.decode()
+    assert "First-try accuracy: 1 of 2 numeric questions right first time (50%)" in html

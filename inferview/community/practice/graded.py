@@ -11,6 +11,11 @@ what is stored, and what the access policy lets them see:
   access policy like the answer text;
 - signed-in learners' draws and answers are stored; the first answer to an attempt
   feeds the FSRS review (wrong is "again", right is "good") when they may read it.
+- try first: a wrong answer gets a hint (the named slip, or how far off and in which
+  direction), never the right number; the number and the worked steps appear after a
+  right answer, "Show answer" or the third miss (``MISSES_BEFORE_SHOWN``). An answer typed
+  after that is stored with ``after_shown`` and counts nowhere: not in the stats, the FSRS
+  schedule or the dashboard's first-try accuracy.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Min
 
 from calculators import grading
 from calculators.errors import CalculatorInputError
@@ -36,6 +41,7 @@ from questions.models import Question
 SESSION_KEY = "graded_practice"  # anonymous visitors: {"learner": token, "draws": {key: n}}
 MAX_ATTEMPTS = 10_000
 MAX_ABS_VALUE = 1e30
+MISSES_BEFORE_SHOWN = 3  # the third miss shows the answer
 
 
 @dataclass(frozen=True)
@@ -69,12 +75,36 @@ class Variant:
 class GradedAnswer:
     variant: Variant
     grade: grading.Grade
-    may_read: bool  # whether the expected value and worked steps may be shown
+    may_read: bool  # whether the policy lets this reader see the expected value and steps
     saved: NumericAnswer | None
+    misses: int = 0  # wrong answers to this part so far, this one included
+    after_shown: bool = False  # typed after the answer was shown: counts nowhere
+    shown: bool = False  # the answer is shown now (right, Show answer, or third miss)
+
+    @property
+    def counts(self) -> bool:
+        return not self.after_shown
+
+    @property
+    def correct(self) -> bool:
+        """Right, and it counts (an answer after the answer was shown never does)."""
+        return self.grade.correct and not self.after_shown
+
+    @property
+    def reveals(self) -> bool:
+        """Whether the right number and the worked steps go with this grade."""
+        return self.may_read and (self.grade.correct or self.shown)
 
     @property
     def mistake(self) -> grading.Mistake | None:
         return grading.MISTAKES.get(self.grade.mistake or "")
+
+    @property
+    def hint(self) -> str:
+        """For a wrong answer with no named slip: how far off, as a factor to look for."""
+        if self.grade.correct or self.mistake is not None:
+            return ""
+        return grading.factor_hint(self.grade.answer, self.grade.expected)
 
     @property
     def expected_text(self) -> str:
@@ -222,9 +252,15 @@ def answer(
         raise ValidationError({"question": f"This variant cannot be graded: {exc}"}) from exc
     may_read = policy.can_read(user, question)
     saved = None
+    part = follow_up or 0
     if signed_in(user):
-        draw = _store_draw(user, question, asked.number, spec, session)
-        first = follow_up is None and not draw.answers.filter(follow_up=None).exists()
+        draw = Draw.objects.select_for_update().get(
+            pk=_store_draw(user, question, asked.number, spec, session).pk
+        )
+        earlier = draw.answers.filter(follow_up=follow_up)
+        first = follow_up is None and not earlier.exists()
+        after_shown = part in draw.shown_for
+        misses = earlier.filter(correct=False, after_shown=False).count()
         saved = NumericAnswer.objects.create(
             draw=draw,
             follow_up=follow_up,
@@ -232,21 +268,108 @@ def answer(
             unit=unit,
             answer=result.answer,
             expected=result.expected,
-            correct=result.correct,
+            correct=result.correct and not after_shown,
             mistake=result.mistake or "",
+            after_shown=after_shown,
         )
-        if first and may_read:
+        if not result.correct and not after_shown:
+            misses += 1
+            if misses >= MISSES_BEFORE_SHOWN:
+                draw.shown_for = sorted({*draw.shown_for, part})
+                draw.save(update_fields=["shown_for"])
+        if first and may_read and not after_shown:
             services.review_rate(
                 user=user,
                 question=question,
                 rating=Rating.GOOD if result.correct else Rating.AGAIN,
             )
-    return GradedAnswer(asked, result, may_read, saved)
+    else:
+        tries = _session_tries(session, question, asked.number, part)
+        after_shown = bool(tries["shown"])
+        if not result.correct and not after_shown:
+            tries["misses"] += 1
+            tries["shown"] = tries["misses"] >= MISSES_BEFORE_SHOWN
+        misses = tries["misses"]
+        session.modified = True
+    return GradedAnswer(
+        asked,
+        result,
+        may_read,
+        saved,
+        misses=misses,
+        after_shown=after_shown,
+        shown=after_shown or misses >= MISSES_BEFORE_SHOWN,
+    )
+
+
+def _session_tries(session: Any, question: Question, number: int, part: int) -> dict:
+    """An anonymous visitor's misses and "shown" flag for one part of one attempt."""
+    if session is None:
+        raise PermissionDenied("Practice needs a session or an account.")
+    state = session.setdefault(SESSION_KEY, {})
+    return state.setdefault("tries", {}).setdefault(
+        f"{question.key}|{number}|{part}", {"misses": 0, "shown": False}
+    )
+
+
+@transaction.atomic
+def show_answer(
+    *,
+    user: Any,
+    session: Any,
+    question: Question,
+    number: int | None = None,
+    follow_up: int | None = None,
+) -> Variant:
+    """ "Show answer": from now on this part's answers are recorded as after the answer
+    was shown and never count. Needs read access, as the number is part of the answer."""
+    if not policy.can_read(user, question):
+        raise PermissionDenied("Your plan does not include this answer.")
+    asked = variant(
+        user=user, session=session, question=question, number=number, follow_up=follow_up
+    )
+    part = follow_up or 0
+    if signed_in(user):
+        draw = Draw.objects.select_for_update().get(
+            pk=_store_draw(user, question, asked.number, asked.spec, session).pk
+        )
+        if part not in draw.shown_for:
+            draw.shown_for = sorted({*draw.shown_for, part})
+            draw.save(update_fields=["shown_for"])
+    else:
+        _session_tries(session, question, asked.number, part)["shown"] = True
+        session.modified = True
+    return asked
+
+
+def is_shown(*, user: Any, session: Any, asked: Variant) -> bool:
+    """Whether this part's answer was already shown (so it may be shown again)."""
+    part = asked.follow_up or 0
+    if signed_in(user):
+        draw = Draw.objects.filter(user=user, question=asked.question, number=asked.number).first()
+        return draw is not None and part in draw.shown_for
+    state = (session or {}).get(SESSION_KEY) or {}
+    key = f"{asked.question.key}|{asked.number}|{part}"
+    return bool(state.get("tries", {}).get(key, {}).get("shown"))
+
+
+def shown_steps(*, user: Any, asked: Variant) -> dict | None:
+    """The worked steps of a part whose answer was shown, for a reader of the answer."""
+    if not policy.can_read(user, asked.question):
+        return None
+    return grading.worked(asked.spec, asked.values, asked.follow_up)
+
+
+def expected_text(asked: Variant) -> str:
+    """The right number of a part, with its unit (only for a reader shown the answer)."""
+    value = grading.expected(asked.spec, asked.values, asked.follow_up)
+    return f"{number(value)} {asked.spec.unit}"
 
 
 def worked_steps(graded: GradedAnswer) -> dict | None:
-    """The calculator's worked steps for the variant, or None when the answer is locked."""
-    if not graded.may_read:
+    """The calculator's worked steps for the variant, or None when the answer is locked
+    or not shown yet (a wrong answer before Show answer or the third miss)."""
+    if not graded.reveals:
         return None
     v = graded.variant
     return grading.worked(v.spec, v.values, v.follow_up)
@@ -279,9 +402,19 @@ def stats(user: Any) -> PracticeStats:
     """Numeric answers (right and the mistakes named) and key-point scores, for the dashboard."""
     if not signed_in(user):
         return PracticeStats(0, 0, [], 0, None)
-    answers = NumericAnswer.objects.filter(draw__user=user)
+    # First tries only: the first answer to each attempt's question (not its follow-ups),
+    # unless the answer was shown before it. Later tries and answers after the answer was
+    # shown are practice, not a measure of what the learner knew.
+    firsts = (
+        NumericAnswer.objects.filter(draw__user=user, follow_up=None)
+        .values("draw_id")
+        .annotate(first=Min("id"))
+        .values("first")
+    )
+    answers = NumericAnswer.objects.filter(pk__in=firsts, after_shown=False)
     counts: dict[str, int] = {}
-    for slug in answers.exclude(mistake="").values_list("mistake", flat=True):
+    counting = NumericAnswer.objects.filter(draw__user=user, after_shown=False)
+    for slug in counting.exclude(mistake="").values_list("mistake", flat=True):
         counts[slug] = counts.get(slug, 0) + 1
     top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
     scores = list(KeyPointScore.objects.filter(user=user).values_list("made", "total"))

@@ -11,13 +11,14 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
+from inferview.access import policy
 from inferview.community.practice import graded
 from inferview.community.practice.key_points import key_points_score
 from inferview.community.ratelimits import grading_rate_limited
@@ -73,6 +74,19 @@ def numbers(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and request.POST.get("action") == "new":
         graded.new_attempt(user=user, session=session, question=question)
         return redirect("community:numbers", pk=question.pk)
+    if request.method == "POST" and request.POST.get("action") == "show":
+        try:
+            graded.show_answer(
+                user=user,
+                session=session,
+                question=question,
+                number=asked.number,
+                follow_up=follow_up,
+            )
+        except PermissionDenied as exc:
+            messages.error(request, str(exc))
+        query = {"attempt": asked.number, **({"follow_up": follow_up} if follow_up else {})}
+        return redirect(f"{reverse('community:numbers', args=[question.pk])}?{urlencode(query)}")
 
     form = NumericAnswerForm(
         request.POST or None, units=asked.spec.units, initial={"unit": asked.spec.unit}
@@ -99,6 +113,10 @@ def numbers(request: HttpRequest, pk: int) -> HttpResponse:
                 _apply_errors(form, exc)
         if not form.is_valid() and status == 200:
             status = 400
+    shown = shown_expected = None  # a part whose answer was shown: its number and steps
+    if result is None and graded.is_shown(user=user, session=session, asked=asked):
+        shown = graded.shown_steps(user=user, asked=asked)
+        shown_expected = graded.expected_text(asked) if shown is not None else None
     return render(
         request,
         "community/numbers.html",
@@ -108,7 +126,11 @@ def numbers(request: HttpRequest, pk: int) -> HttpResponse:
             "asked": asked,
             "form": form,
             "result": result,
-            "steps": steps,
+            "steps": steps or shown,
+            "shown": shown,
+            "can_read": policy.can_read(user, question),
+            "shown_expected": shown_expected,
+            "misses_before_shown": graded.MISSES_BEFORE_SHOWN,
             "history": graded.answers_of(user=user, question=question, limit=10),
         },
         status=status,
