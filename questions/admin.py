@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
@@ -12,7 +13,10 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from . import services
+from .admin_drafts import DraftAdminMixin
+from .admin_fields import KeyPointsField, ReferencesField
 from .admin_revisions import RevisionsAdmin
+from .checked import validate_checked
 from .dependents import dependents
 from .markdown import render_markdown
 from .models import (
@@ -59,28 +63,54 @@ class MarkdownPreviewMixin:
         return JsonResponse({"html": str(render_markdown(text))})
 
 
+class CheckedMonthForm(forms.Form):
+    checked = forms.CharField(
+        label="Checked month", max_length=7, help_text="YYYY-MM", validators=[validate_checked]
+    )
+
+
 class PublishActionsMixin:
-    actions = ["publish", "unpublish"]
+    actions = ["publish", "unpublish", "set_checked"]
+
+    def _confirm(self, request, queryset, action: str, title: str, **extra):
+        context = {
+            **self.admin_site.each_context(request),
+            "title": title,
+            "opts": self.model._meta,
+            "items": [(obj, dependents(obj) if action == "unpublish" else []) for obj in queryset],
+            "selected": queryset.values_list("pk", flat=True),
+            "action": action,
+            **extra,
+        }
+        return render(request, "admin/questions/confirm_unpublish.html", context)
 
     @admin.action(description="Publish selected", permissions=["change"])
     def publish(self, request, queryset):
+        """Asks first: publishing shows the text to learners at once."""
+        if request.POST.get("confirm") != "yes":
+            return self._confirm(request, queryset, "publish", "Publish these items?")
         n = services.set_published(queryset, published=True, user=request.user)
         self.message_user(request, f"Published {n}.", messages.SUCCESS)
+        return None
+
+    @admin.action(description="Set the checked month of selected", permissions=["change"])
+    def set_checked(self, request, queryset):
+        """Asks for the month (and confirms the items); re-verifying does not move "Updated"."""
+        form = CheckedMonthForm(request.POST if request.POST.get("confirm") == "yes" else None)
+        if not form.is_valid():
+            return self._confirm(
+                request, queryset, "set_checked", "Set the checked month?", month_form=form
+            )
+        n = services.set_checked(queryset, month=form.cleaned_data["checked"], user=request.user)
+        self.message_user(request, f"Set checked {form.cleaned_data['checked']} on {n}.")
+        return None
 
     @admin.action(description="Move selected back to draft", permissions=["change"])
     def unpublish(self, request, queryset):
         """Asks first, listing what points at each item (answers linking it, questions using
         a concept, readers' bookmarks): their links go to a withdrawn page afterwards."""
         if request.POST.get("confirm") != "yes":
-            context = {
-                **self.admin_site.each_context(request),
-                "title": "Move back to draft?",
-                "opts": self.model._meta,
-                "items": [(obj, dependents(obj)) for obj in queryset],
-                "selected": queryset.values_list("pk", flat=True),
-                "action": "unpublish",
-            }
-            return render(request, "admin/questions/confirm_unpublish.html", context)
+            return self._confirm(request, queryset, "unpublish", "Move back to draft?")
         n = services.set_published(queryset, published=False, user=request.user)
         self.message_user(request, f"Moved {n} to draft.", messages.SUCCESS)
         return None
@@ -117,12 +147,13 @@ class MarkdownCheckedForm(forms.ModelForm):
 
 class ConceptAdminForm(MarkdownCheckedForm):
     markdown_fields = ("body",)
+    references = ReferencesField(required=False, help_text="Further reading, one row each.")
 
     class Meta:
         model = Concept
         fields = [
             "slug", "title", "category", "level", "access", "summary", "body", "references",
-            "checked", "published",
+            "checked", "published", "publish_at", "unpublish_at",
         ]  # fmt: skip
 
 
@@ -142,6 +173,13 @@ class QuestionAdminForm(MarkdownCheckedForm):
     number = forms.IntegerField(
         min_value=1, required=False, help_text="Leave empty to append to the end of the track."
     )
+    key_points = KeyPointsField(
+        required=False,
+        help_text="3-6 sentences a good answer must make, one per row; gated with the answer.",
+    )
+    references = ReferencesField(
+        required=False, help_text="Further reading shown with the answer, one row each."
+    )
 
     class Meta:
         model = Question
@@ -157,8 +195,12 @@ class QuestionAdminForm(MarkdownCheckedForm):
             "concepts",
             "body",
             "answer",
+            "references",
             "checked",
+            "key_points",
             "published",
+            "publish_at",
+            "unpublish_at",
         ]
 
     def clean(self):
@@ -177,7 +219,7 @@ class QuestionAdminForm(MarkdownCheckedForm):
 
 
 @admin.register(Question)
-class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
+class QuestionAdmin(DraftAdminMixin, MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     form = QuestionAdminForm
     list_display = [
         "number",
@@ -189,6 +231,8 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
         "published",
         "updated_at",
         "checked",
+        "schedule",
+        "check_findings",
     ]
     list_display_links = ["title"]
     list_filter = ["track", "published", "difficulty", "kind", "access"]
@@ -202,9 +246,12 @@ class QuestionAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     fieldsets = [
         (None, {"fields": ["track", "number", "title", "slug", "summary"]}),
         ("Classification", {"fields": ["difficulty", "kind", "access", "concepts"]}),
-        ("Text (Markdown)", {"fields": ["body", "answer", "checked"]}),
+        ("Text (Markdown)", {"fields": ["body", "answer", "references", "checked"]}),
         ("Practice", {"fields": ["key_points", "practice", "practice_check"]}),
-        ("Publishing", {"fields": ["published", "published_at", "updated_at"]}),
+        (
+            "Publishing",
+            {"fields": ["published", "publish_at", "unpublish_at", "published_at", "updated_at"]},
+        ),
     ]
 
     def save_model(self, request, obj, form, change):
@@ -313,9 +360,12 @@ class TrackAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
 
 
 @admin.register(Concept)
-class ConceptAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
+class ConceptAdmin(DraftAdminMixin, MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     form = ConceptAdminForm
-    list_display = ["title", "category", "level", "access", "published", "updated_at", "checked"]
+    list_display = [
+        "title", "category", "level", "access", "published", "updated_at", "checked",
+        "schedule", "check_findings",
+    ]  # fmt: skip
     list_filter = ["category", "level", "access", "published"]
     search_fields = ["title", "summary", "slug"]
     prepopulated_fields = {"slug": ["title"]}
@@ -360,3 +410,18 @@ class GuideAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
     prepopulated_fields = {"slug": ["title"]}
     readonly_fields = ["updated_at", "published_at"]
     inlines = [GuideSectionInline]
+
+
+class EmailAdminLoginForm(AdminAuthenticationForm):
+    """Authors have an e-mail address and no username they know (usernames are handles
+    allauth generates), so admin's sign-in asks for "Email"; allauth's backend signs in
+    by e-mail."""
+
+    username = forms.CharField(
+        label="Email",
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autofocus": True, "autocomplete": "email"}),
+    )
+
+
+admin.site.login_form = EmailAdminLoginForm

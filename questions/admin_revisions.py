@@ -7,11 +7,22 @@ import datetime as dt
 import difflib
 from typing import Any
 
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404, render
+from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.encoding import force_str
+from django.utils.formats import localize
+from django.utils.timezone import localtime
+from reversion import create_revision, set_comment
 from reversion.admin import VersionAdmin
+from reversion.errors import RevertError
 from reversion.models import Version
+from reversion.revisions import _get_options
+
+from .models import Question
 
 # Bookkeeping, not content: showing them would bury the real change.
 IGNORED = {"content_hash", "synced_hash", "updated_at", "created_at"}
@@ -34,8 +45,96 @@ def field_diffs(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]
     return diffs
 
 
+def versions_of_item(version: Version) -> list[Version]:
+    """The versions a revert of ``version`` restores: the item's own and, in the same
+    revision, those of what it follows (a question's calculators, a guide's sections and
+    their items). Never the other items that share the revision: an import or a reorder
+    records a whole track in one revision, and reverting one question must not revert
+    (and renumber) the rest."""
+    found = [version]
+    others = list(version.revision.version_set.exclude(pk=version.pk))
+    queue = [version]
+    while queue:
+        parent = queue.pop()
+        for name in _get_options(parent._model).follow:
+            rel = parent._model._meta.get_field(name)
+            child_model, fk = rel.related_model, rel.field.attname
+            for v in others:
+                if (
+                    v._model is child_model
+                    and str(v.field_dict.get(fk)) == str(parent.object_id)
+                    and v not in found
+                ):
+                    found.append(v)
+                    queue.append(v)
+    return found
+
+
+def revert_item(version: Version) -> str:
+    """Restore one item to ``version``; returns a note for the author ("" when none).
+
+    A question's number is its place in the track: when another question now holds the
+    number the revision had, the question keeps its current number (and the note says
+    so) rather than moving the other one."""
+    note = ""
+    for v in versions_of_item(version):
+        obj = v._object_version.object
+        if isinstance(obj, Question):
+            current = Question.objects.filter(pk=obj.pk).values_list("number", flat=True).first()
+            holder = (
+                Question.objects.filter(track_id=obj.track_id, number=obj.number)
+                .exclude(pk=obj.pk)
+                .first()
+            )
+            if holder is not None and current is not None:
+                note = (
+                    f"Number {obj.number} is now question “{holder.title}”, so this question "
+                    f"keeps its number {current}; use Reorder on the track to move it."
+                )
+                obj.number = current
+        v._object_version.save()
+    return note
+
+
 class RevisionsAdmin(VersionAdmin):
     object_history_template = "admin/questions/object_history.html"
+
+    def _reversion_revisionform_view(self, request, version, template_name, extra_context=None):
+        """django-reversion's revert view, reverting only this item (``revert_item``)
+        instead of every object in the revision. A GET shows the reverted form and rolls
+        back; a POST that saves keeps it."""
+
+        class _RollBack(Exception):
+            def __init__(self, response):
+                self.response = response
+
+        try:
+            with transaction.atomic(using=version.db):
+                note = revert_item(version)
+                with create_revision():
+                    response = self.changeform_view(
+                        request, str(version.object_id), request.path, extra_context
+                    )
+                    if request.method == "POST" and response.status_code == 302:
+                        set_comment(
+                            "Reverted to previous version, saved on "
+                            f"{localize(localtime(version.revision.date_created))}"
+                        )
+                        if note:
+                            messages.warning(request, note)
+                    elif response.status_code == 200:
+                        if note:
+                            messages.warning(request, note)
+                        response.template_name = template_name
+                        response.render()
+                        raise _RollBack(response)
+        except _RollBack as ex:
+            return ex.response
+        except (RevertError, ProtectedError, IntegrityError) as ex:
+            messages.error(request, f"Could not revert: {force_str(ex)}")
+            opts = self.model._meta
+            return redirect(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+        return response
 
     def get_urls(self):
         info = self.model._meta.app_label, self.model._meta.model_name

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import reversion
+
 from .content_apply import Skip, _concepts, _save, _set_m2m
 from .content_format import (
     PRACTICE_KEYS,
@@ -41,6 +43,26 @@ def _import_questions(track_dir: Path, track: Track, concepts, options, report) 
     made in admin) can never collide half-way. Rows no file names keep their relative
     order after the files' questions.
     """
+    rows_before = dict(Question.objects.filter(track=track).values_list("pk", "number"))
+    saved: list[int] = []
+    _place_questions(track_dir, track, concepts, options, report, saved)
+    _record_final_state(track, rows_before, saved)
+
+
+def _record_final_state(track: Track, rows_before: dict[int, int], saved: list[int]) -> None:
+    """Put each saved or renumbered question into the import's revision as it stands once
+    the import is done. A question is recorded when it is saved, which is before its
+    concepts are linked and while a new or moved one is parked on a temporary number (the
+    old number plus the track's length): recorded then, its revision showed a change of
+    number and concepts that nobody made, and reverting to it moved the question."""
+    if not reversion.is_active():
+        return
+    for q in Question.objects.filter(track=track):
+        if q.pk in saved or rows_before.get(q.pk, q.number) != q.number:
+            reversion.add_to_revision(q)  # explicit: replaces the version taken at save
+
+
+def _place_questions(track_dir: Path, track: Track, concepts, options, report, saved) -> None:
     files = [_read_question(p) for p in sorted(track_dir.glob("[0-9]*.md"))]
     for attr in ("number", "key", "slug"):
         _unique(files, attr, track_dir)
@@ -68,7 +90,8 @@ def _import_questions(track_dir: Path, track: Track, concepts, options, report) 
             report.add("questions", False, False)
             continue
         matched.append((f, obj))
-        _import_question(f, obj, concepts, options, report)
+        if _import_question(f, obj, concepts, options, report):
+            saved.append(obj.pk)
 
     if options.only_new:
         _place_new(track, [(f, q) for f, q in matched], parking)
@@ -104,7 +127,8 @@ def _place_new(track: Track, created: list[tuple[_QuestionFile, Question]], park
         taken.add(number)
 
 
-def _import_question(f: _QuestionFile, obj: Question, concepts, options, report) -> None:
+def _import_question(f: _QuestionFile, obj: Question, concepts, options, report) -> bool:
+    """Write one file's question; returns whether anything of it was written."""
     m, where = f.meta, str(f.path)
     values = {
         "slug": f.slug,
@@ -138,7 +162,7 @@ def _import_question(f: _QuestionFile, obj: Question, concepts, options, report)
         created, changed = _save(obj, values, updated_at, where, options=options, report=report)
     except Skip:
         report.add("questions", False, False)
-        return
+        return False
     changed |= _set_m2m(obj.concepts, _concepts(list(m.get("concepts") or []), where, concepts))
     wanted = [
         {
@@ -161,3 +185,4 @@ def _import_question(f: _QuestionFile, obj: Question, concepts, options, report)
             embed.save()
         changed = True
     report.add("questions", created, changed)
+    return created or changed

@@ -73,6 +73,16 @@ class ContentMixin(models.Model):
     # two differ, the item was edited in admin since, and an import must not overwrite it.
     synced_hash = models.CharField(max_length=64, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Scheduled publishing (``questions.scheduling``, run by Celery beat): the item goes
+    # live, or back to draft, at the first run at or after these times; both are cleared
+    # once done, so a second run does nothing. ``scheduled_by`` names who set them.
+    publish_at = models.DateTimeField(
+        null=True, blank=True, help_text="Publish automatically at this time (server time zone)."
+    )
+    unpublish_at = models.DateTimeField(
+        null=True, blank=True, help_text="Move back to draft automatically at this time."
+    )
+    scheduled_by = models.CharField(max_length=254, blank=True, editable=False)
 
     objects = PublishedQuerySet.as_manager()
 
@@ -325,6 +335,33 @@ class GuideItem(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class ContentDraft(models.Model):
+    """Unpublished edits of a live item (a question, concept, guide or guide item).
+
+    The live row stays what learners see (pages, API, search, sitemap, export all read
+    it); the draft holds the edited fields as JSON until "Publish draft" copies them onto
+    the row in one transaction (``questions.drafts``). One draft per item.
+    """
+
+    content_type = models.ForeignKey("contenttypes.ContentType", on_delete=models.CASCADE)
+    object_id = models.PositiveIntegerField()
+    data = models.JSONField(default=dict)
+    publish_at = models.DateTimeField(
+        null=True, blank=True, help_text="Publish this draft automatically at this time."
+    )
+    scheduled_by = models.CharField(max_length=254, blank=True)
+    edited_by = models.CharField(max_length=254, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["content_type", "object_id"], name="one_draft_per_item")
+        ]
+
+    def __str__(self) -> str:
+        return f"Draft of {self.content_type.model} {self.object_id}"
 
 
 class QuestionSimilarity(models.Model):

@@ -143,6 +143,23 @@ def set_published(queryset, *, published: bool, user: Any = None) -> int:
     return count
 
 
+@transaction.atomic
+def set_checked(queryset, *, month: str, user: Any = None) -> int:
+    """Set the checked month of items that have one (a bulk re-verification): saved through
+    ``save_content``, so the hash and the revision follow and "Updated" stays put."""
+    count = 0
+    with reversion.create_revision():
+        reversion.set_comment(f"Checked {month}")
+        if user is not None:
+            reversion.set_user(user)
+        for obj in queryset.select_for_update():
+            if hasattr(obj, CHECKED_FIELD) and obj.checked != month:
+                obj.checked = month
+                save_content(obj)
+                count += 1
+    return count
+
+
 def _set_published(queryset, *, published: bool, now) -> int:
     count = 0
     for obj in queryset.select_for_update():

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the web server and a Celery worker together; Ctrl-C stops both.
+# Runs the web server, a Celery worker and Celery beat (scheduled publishing) together;
+# Ctrl-C stops all three.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
@@ -9,7 +10,10 @@ PORT="${PORT:-8000}"
 # The worker wrapper stops within a few seconds of TERM/INT (scripts/worker.sh).
 bash scripts/worker.sh &
 WORKER=$!
-trap 'kill -TERM $WORKER 2>/dev/null || true; wait $WORKER 2>/dev/null || true' EXIT INT TERM
+# Exactly one beat process: it only queues questions.publish_due every 30 s (settings).
+"$BIN/celery" -A inferview beat --loglevel "${BEAT_LOGLEVEL:-WARNING}" &
+BEAT=$!
+trap 'kill -TERM $WORKER $BEAT 2>/dev/null || true; wait $WORKER $BEAT 2>/dev/null || true' EXIT INT TERM
 
 if [ "${DEBUG:-true}" = "false" ]; then
   "$BIN/python" manage.py collectstatic --noinput >/dev/null

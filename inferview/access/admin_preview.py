@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from questions import drafts
 from questions.admin import QuestionAdmin
 from questions.markdown import render_markdown
 from questions.models import Question
@@ -56,6 +57,8 @@ class QuestionPreviewAdmin(QuestionAdmin):
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         question = get_object_or_404(Question.objects.select_related("track"), pk=pk)
+        if request.GET.get("draft"):  # the draft as it will read once published
+            question = drafts.with_draft(question)
         as_tier = request.GET.get("as", "staff")
         if as_tier not in (*self.PREVIEW_TIERS, "staff"):
             as_tier = "staff"

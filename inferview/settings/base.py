@@ -53,6 +53,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "allauth",
     "allauth.account",
+    "allauth.mfa",
+    "allauth.usersessions",
     "csp",
     "inferview.accounts",
     "inferview.access",
@@ -78,6 +80,9 @@ MIDDLEWARE = [
     "inferview.pages.cache.PersonalVersionMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # After auth: staff without a second factor are kept out of the admin; a session's
+    # "last seen" moves at most every few minutes (inferview.accounts.middleware).
+    "inferview.accounts.middleware.AccountSecurityMiddleware",
     # A cache or database that is away answers 503 with Retry-After, not 500.
     "inferview.outage.ServiceUnavailableMiddleware",
 ]
@@ -257,6 +262,17 @@ ACCOUNT_RATE_LIMITS = {
     # one account from flooding a stranger; allauth's 3-minute cooldown per address stands.
     "manage_email": os.environ.get("RATE_LIMIT_MANAGE_EMAIL", "5/h/user"),
 }
+
+# Two-factor sign-in (allauth.mfa): authenticator apps (TOTP) and recovery codes. Wrong
+# codes count against "login_failed" above, keyed per user: 10 per 15 minutes, as for
+# passwords. Staff must have it to use the admin (inferview.accounts.middleware).
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes"]
+MFA_TOTP_ISSUER = "Inferview"
+MFA_RECOVERY_CODES_SHOW_ONCE = True
+# Signed-in sessions (allauth.usersessions), listed on /account/. allauth's own activity
+# tracking writes a row on every request; our middleware moves "last seen" at most every
+# few minutes instead.
+USERSESSIONS_TRACK_ACTIVITY = False
 
 # --- Email ----------------------------------------------------------------------------
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

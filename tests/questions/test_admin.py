@@ -64,9 +64,16 @@ def test_author_creates_previews_and_publishes_a_question(author_client):
     assert page.status_code == 200 and b"<strong>each token</strong>" in page.content
     assert author_client.get(q.get_absolute_url()).status_code == 404  # still a draft
 
-    author_client.post(
+    asked = author_client.post(
         reverse("admin:questions_question_changelist"),
         {"action": "publish", "_selected_action": [q.pk]},
+    )
+    assert b"Yes, publish" in asked.content  # bulk publish asks first
+    q.refresh_from_db()
+    assert not q.published
+    author_client.post(
+        reverse("admin:questions_question_changelist"),
+        {"action": "publish", "_selected_action": [q.pk], "confirm": "yes"},
     )
     q.refresh_from_db()
     assert q.published and q.published_at is not None

@@ -1,0 +1,182 @@
+"""Drafts and schedules in admin: "Save as draft" on a live item, the draft shown in its
+change form, "Publish draft", "Discard draft" and "Compare with live"; "Publish at" and
+"Unpublish at" recorded with who set them; the content check's findings per item."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from . import drafts
+from .admin_revisions import field_diffs
+from .content_findings import findings_for
+
+DRAFT_BUTTON = "_save_draft"
+
+
+class DraftAdminMixin:
+    """For a ModelAdmin of a model in ``drafts.DRAFT_FIELDS`` (with ``publish_at``)."""
+
+    admin_site: Any
+    model: Any
+    message_user: Any
+
+    def get_urls(self):
+        info = self.model._meta.app_label, self.model._meta.model_name
+        view = self.admin_site.admin_view
+        urls = [
+            path("<int:pk>/draft/publish/", view(self.draft_publish_view),
+                 name="{}_{}_draft_publish".format(*info)),
+            path("<int:pk>/draft/discard/", view(self.draft_discard_view),
+                 name="{}_{}_draft_discard".format(*info)),
+            path("<int:pk>/draft/compare/", view(self.draft_compare_view),
+                 name="{}_{}_draft_compare".format(*info)),
+        ]  # fmt: skip
+        return urls + super().get_urls()
+
+    # -- the change form --------------------------------------------------------------
+
+    def get_object(self, request, object_id, from_field=None):
+        """On GET, the form shows the draft when there is one (the live row is unchanged)."""
+        obj = super().get_object(request, object_id, from_field)
+        if obj is not None and request.method == "GET":
+            draft = drafts.draft_for(obj)
+            if draft is not None:
+                obj = drafts.with_draft(obj, draft)
+                obj._draft = draft
+        return obj
+
+    def save_model(self, request, obj, form, change):
+        if change and obj.published and DRAFT_BUTTON in request.POST:
+            draft = drafts.save_draft(obj, form.cleaned_data, user=request.user)
+            if "publish_at" in form.changed_data:
+                drafts.schedule_draft(
+                    draft, publish_at=form.cleaned_data.get("publish_at"), user=request.user
+                )
+            request._saved_as_draft = True
+            return
+        if {"publish_at", "unpublish_at"} & set(form.changed_data):
+            obj.scheduled_by = (
+                drafts._who(request.user) if (obj.publish_at or obj.unpublish_at) else ""
+            )
+        super().save_model(request, obj, form, change)
+        # A live save supersedes the draft it was edited from.
+        if change and (draft := drafts.draft_for(obj)) is not None:
+            drafts.discard_draft(draft)
+
+    def save_related(self, request, form, formsets, change):
+        if getattr(request, "_saved_as_draft", False):
+            # concepts and calculators are edited on the live item only: nothing saved
+            for formset in formsets:
+                formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+            return
+        super().save_related(request, form, formsets, change)
+
+    def response_change(self, request, obj):
+        if getattr(request, "_saved_as_draft", False):
+            self.message_user(
+                request,
+                "Saved as a draft. Learners still see the live text until you publish it.",
+                messages.SUCCESS,
+            )
+            return redirect(request.path)
+        return super().response_change(request, obj)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = dict(extra_context or {})
+        obj = self.get_object(request, object_id) if object_id else None
+        if obj is not None:
+            extra_context["draft"] = getattr(obj, "_draft", None)
+            extra_context["draftable"] = obj.published
+            extra_context["findings"] = findings_for(obj)
+            extra_context["overdue"] = _overdue(obj)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    # -- the list ---------------------------------------------------------------------
+
+    @admin.display(description="Check")
+    def check_findings(self, obj):
+        found = findings_for(obj)
+        if not found:
+            return "OK"
+        return format_html(
+            "<details><summary>{} finding(s)</summary><ul>{}</ul></details>",
+            len(found),
+            format_html_join("", "<li>{}</li>", ((f,) for f in found)),
+        )
+
+    @admin.display(description="Schedule")
+    def schedule(self, obj):
+        parts = []
+        for label, when in (("publishes", obj.publish_at), ("unpublishes", obj.unpublish_at)):
+            if when:
+                late = (
+                    " — OVERDUE: is the scheduler (celery beat) running?"
+                    if when < timezone.now() - dt.timedelta(minutes=2)
+                    else ""
+                )
+                parts.append(f"{label} {when:%Y-%m-%d %H:%M}{late}")
+        return "; ".join(parts) or "—"
+
+    # -- draft actions ----------------------------------------------------------------
+
+    def _draft_or_404(self, request, pk):
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        obj = get_object_or_404(self.model, pk=pk)
+        draft = drafts.draft_for(obj)
+        if draft is None:
+            self.message_user(request, "There is no draft of this item.", messages.WARNING)
+        return obj, draft
+
+    def _back(self, obj):
+        opts = self.model._meta
+        return redirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk]))
+
+    def draft_publish_view(self, request, pk: int):
+        if request.method != "POST":
+            return redirect("../../")
+        obj, draft = self._draft_or_404(request, pk)
+        if draft is not None:
+            drafts.publish_draft(draft, user=request.user)
+            self.message_user(
+                request, "Published the draft: learners see it now.", messages.SUCCESS
+            )
+        return self._back(obj)
+
+    def draft_discard_view(self, request, pk: int):
+        if request.method != "POST":
+            return redirect("../../")
+        obj, draft = self._draft_or_404(request, pk)
+        if draft is not None:
+            drafts.discard_draft(draft)
+            self.message_user(request, "Discarded the draft.", messages.SUCCESS)
+        return self._back(obj)
+
+    def draft_compare_view(self, request, pk: int):
+        obj, draft = self._draft_or_404(request, pk)
+        if draft is None:
+            return self._back(obj)
+        live = drafts.live_values(obj)
+        proposed = drafts.live_values(drafts.with_draft(obj, draft))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": obj,
+            "draft": draft,
+            "diffs": field_diffs(live, proposed),
+            "title": f"Draft compared with live: {obj}",
+        }
+        return render(request, "admin/questions/draft_compare.html", context)
+
+
+def _overdue(obj) -> bool:
+    cutoff = timezone.now() - dt.timedelta(minutes=2)
+    return any(w is not None and w < cutoff for w in (obj.publish_at, obj.unpublish_at))
