@@ -23,6 +23,7 @@ urlpatterns = [
     path("calculators/", include("calculators.urls")),
     path("api/v1/calculators/", include("calculators.api_urls")),
     path("api/v1/", include("inferview.access.api_urls")),
+    path("api/v1/", include("inferview.accounts.api_urls")),
     path("api/v1/", include("inferview.community.api_urls")),
     path("api/v1/", include("inferview.pages.content_api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

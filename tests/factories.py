@@ -13,10 +13,20 @@ class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda o: f"{o.username}@example.com")
     password = factory.django.Password("correct horse battery staple")
+
+    @factory.post_generation
+    def second_factor(obj, create, extracted, **kwargs):
+        """Staff get an authenticator app, as the admin requires of them
+        (inferview.accounts.security); ``second_factor=False`` makes staff without one."""
+        if create and obj.is_staff and extracted is not False:
+            from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+            TOTP.activate(obj, generate_totp_secret())
 
 
 class TrackFactory(factory.django.DjangoModelFactory):

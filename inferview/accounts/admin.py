@@ -1,3 +1,4 @@
+from allauth.account.decorators import secure_admin_login
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.urls import reverse
@@ -50,3 +51,8 @@ class UserAdmin(DjangoUserAdmin):
             url = reverse("admin:access_entitlement_add") + f"?user={obj.pk}"
             return format_html('free (<a href="{}">grant premium</a>)', url)
         return name
+
+
+# The admin's own sign-in form checks a password and nothing else. Sending it to allauth's
+# sign-in instead means staff pass the second-factor step there like everyone else.
+admin.site.login = secure_admin_login(admin.site.login)  # type: ignore[method-assign]

@@ -1,4 +1,5 @@
-"""Account pages beyond allauth's: the overview (profile, currency), deletion."""
+"""Account pages beyond allauth's: the overview (profile, currency, two-factor sign-in,
+sessions), the data export, deletion."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
 
 from inferview.access import policy, pricing, selectors
 
-from . import profile, services
+from . import export, profile, security, services
 from .forms import CurrencyForm, DeleteAccountForm, EmailPreferencesForm, ProfileForm
 
 #: Deleting checks the password, so unthrottled it is a password oracle for anyone holding
@@ -73,6 +75,8 @@ def overview(request: HttpRequest) -> HttpResponse:
             "remaining": selectors.remaining_answers(user=user),
             "price": pricing.premium_price(pricing.viewer_currency(request)),
             "purchase_count": selectors.purchases_of(user=user).count(),
+            "has_second_factor": security.has_second_factor(user),
+            "sessions": security.sessions_of(user=user, current_key=request.session.session_key),
         },
         status=status,
     )
@@ -98,3 +102,42 @@ def delete_account(request: HttpRequest) -> HttpResponse:
     else:
         form = DeleteAccountForm(user=request.user)
     return render(request, "accounts/delete.html", {"form": form})
+
+
+@login_required
+@require_POST
+def end_sessions(request: HttpRequest) -> HttpResponse:
+    """Sign out one other session (``session`` names it) or, with ``all_others``, every
+    session but this one."""
+    current = request.session.session_key
+    if request.POST.get("all_others"):
+        count = security.end_other_sessions(user=request.user, current_key=current)
+        messages.success(request, f"Signed out {count} other session{'s' if count != 1 else ''}.")
+        return redirect("accounts:overview")
+    try:
+        session_id = int(request.POST.get("session", ""))
+    except ValueError:
+        return HttpResponseBadRequest("session: give the number of one of your sessions.")
+    if security.end_session(user=request.user, session_id=session_id, current_key=current):
+        messages.success(request, "Signed out that session.")
+    else:
+        messages.error(request, "That session had already ended.")
+    return redirect("accounts:overview")
+
+
+@login_required
+@require_GET
+@never_cache
+def export_download(request: HttpRequest) -> HttpResponse:
+    """Everything the site holds about the reader, as a JSON file to keep."""
+    response = HttpResponse(
+        export.export_json(user=request.user), content_type="application/json; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{export.export_filename()}"'
+    return response
+
+
+@login_required
+def two_factor_required(request: HttpRequest) -> HttpResponse:
+    """Where the admin sends staff without a second factor (also rendered in its place)."""
+    return render(request, "accounts/two_factor_required.html", status=403)

@@ -63,6 +63,33 @@ URLS: dict[str, Entry] = {
     "account/": ("/account/", (302, 200, 200, 200), "post"),
     "account/delete/": ("/account/delete/", (302, 200, 200, 200), "post"),
     "account/theme/": ("/account/theme/", (302, 405, 405, 405), "post"),
+    "account/sessions/end/": ("/account/sessions/end/", (302, 405, 405, 405), "post"),
+    "account/export/": ("/account/export/", (302, 200, 200, 200), ""),
+    "account/two-factor-required/": ("/account/two-factor-required/", (302, 403, 403, 403), ""),
+    "api/v1/account/export/": ("/api/v1/account/export/", (401, 200, 200, 200), ""),
+    # allauth.mfa and allauth.usersessions; changes to a second factor ask for the password
+    # again first (302 to /accounts/reauthenticate/), staff already have one (tests.factories)
+    "accounts/2fa/": ("/accounts/2fa/", (302, 200, 200, 200), ""),
+    "accounts/2fa/authenticate/": ("/accounts/2fa/authenticate/", (302, 302, 302, 302), "post"),
+    "accounts/2fa/reauthenticate/": ("/accounts/2fa/reauthenticate/", (302, 302, 302, 200), "post"),
+    "accounts/2fa/totp/activate/": ("/accounts/2fa/totp/activate/", (302, 302, 302, 302), "post"),
+    "accounts/2fa/totp/deactivate/": (
+        "/accounts/2fa/totp/deactivate/",
+        (302, 404, 404, 302),
+        "post",
+    ),
+    "accounts/2fa/recovery-codes/": ("/accounts/2fa/recovery-codes/", (302, 404, 404, 404), ""),
+    "accounts/2fa/recovery-codes/generate/": (
+        "/accounts/2fa/recovery-codes/generate/",
+        (302, 302, 302, 302),
+        "post",
+    ),
+    "accounts/2fa/recovery-codes/download/": (
+        "/accounts/2fa/recovery-codes/download/",
+        (302, 404, 404, 404),
+        "",
+    ),
+    "accounts/sessions/": ("/accounts/sessions/", (302, 200, 200, 200), "post"),
     "premium/": ("/premium/", (200, 200, 200, 200), ""),
     "premium/currency/": ("/premium/currency/", (405, 405, 405, 405), "post"),
     "premium/checkout/": ("/premium/checkout/", (302, 405, 405, 405), "post"),
