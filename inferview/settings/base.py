@@ -186,6 +186,13 @@ CELERY_TASK_PUBLISH_RETRY = False
 # instead of exiting after 100 attempts; a supervisor restarts it if it dies anyway.
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Celery beat (one process: scripts/run.sh, the Procfile's beat, compose's beat) queues
+# scheduled publishing every 30 s, so an item goes live at most a minute after its time.
+# The schedule is fixed here, so Celery's own file-backed scheduler is enough.
+CELERY_BEAT_SCHEDULE = {
+    "publish-due": {"task": "questions.publish_due", "schedule": 30.0},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
