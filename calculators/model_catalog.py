@@ -84,6 +84,38 @@ def _moe(active_b: float, k: int, moe_layers: int, hidden: int, moe_inter: int) 
 MODELS: dict[str, ModelPreset] = {
     m.slug: m
     for m in [
+        # Llama 2 (July 2023): the models MLPerf Inference and TensorRT-LLM's published
+        # tables use, kept for the calibration set (calculators/calibration/).
+        ModelPreset(
+            "llama-2-7b",
+            "Llama 2 7B",
+            6.74,
+            6.74,
+            32,
+            4096,
+            32,
+            32,
+            128,
+            "mha",
+            32000,
+            4096,
+            HF.format("meta-llama/Llama-2-7b-hf"),
+        ),
+        ModelPreset(
+            "llama-2-70b",
+            "Llama 2 70B",
+            68.98,
+            68.98,
+            80,
+            8192,
+            64,
+            8,
+            128,
+            "gqa",
+            32000,
+            4096,
+            HF.format("meta-llama/Llama-2-70b-hf"),
+        ),
         ModelPreset(
             "llama-3.1-8b",
             "Llama 3.1 8B",

@@ -20,7 +20,7 @@ the MIG profiles live in the kernel package and are re-exported here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from calculators.kernels.mig_profiles import (
@@ -38,6 +38,7 @@ from calculators.kernels.mig_profiles import (
 # Precisions a preset may give a dense peak for; bf16 stands for BF16 and FP16 (equal on
 # every part here), fp64 is the FP64 tensor/matrix figure where the part has one.
 PRECISIONS = ("fp64", "tf32", "bf16", "fp8", "fp6", "fp4", "int8")
+CONTEXT_GB = 1.0  # per-process CUDA context and library buffers (see usable_gb)
 DEFAULT_PRECISION = "bf16"
 
 
@@ -58,6 +59,14 @@ class GpuPreset:
     kind: str = "datacenter"  # datacenter | local | tpu
     unconfirmed: tuple[str, ...] = ()
     note: str = ""
+    # Interconnect, per GPU: NVLink (or Infinity Fabric) GB/s in one direction, the GPUs
+    # one NVLink domain joins, and the node's network (NICs and Gb/s per NIC) as the
+    # reference system ships. None where the part has no such link or it is not known.
+    nvlink_gbs: float | None = None
+    nvl_domain: int | None = None
+    nics_per_node: int | None = None
+    nic_gbps: float | None = None
+    interconnect_source: str = ""
 
     def peak(self, precision: str) -> float | None:
         """Dense peak at ``precision`` in TFLOP/s, or None where the sheet gives none."""
@@ -70,6 +79,14 @@ class GpuPreset:
     @property
     def fp8_tflops(self) -> float | None:
         return self.peak("fp8")
+
+    @property
+    def usable_gb(self) -> float:
+        """Device memory an engine can allocate, in GB: the capacity less the CUDA
+        context, cuBLAS workspaces and NCCL buffers every process holds (CONTEXT_GB, an
+        estimate: about 1 GB per GPU is what vLLM and TensorRT-LLM report as used before
+        any weights load)."""
+        return max(self.capacity_gb - CONTEXT_GB, 0.0)
 
     @property
     def capacity_gb(self) -> float:
@@ -97,6 +114,12 @@ class GpuPreset:
             "source": self.source,
             "unconfirmed": list(self.unconfirmed),
             "note": self.note,
+            "usable_gb": self.usable_gb,
+            "nvlink_gbs": self.nvlink_gbs,
+            "nvl_domain": self.nvl_domain,
+            "nics_per_node": self.nics_per_node,
+            "nic_gbps": self.nic_gbps,
+            "interconnect_source": self.interconnect_source,
         }
 
 
@@ -186,6 +209,23 @@ GPUS: dict[str, GpuPreset] = {
             H200_SHEET,
             sparse_headline=True,
             mig=True,
+        ),
+        GpuPreset(
+            "h800",
+            "NVIDIA H800 SXM",
+            _peaks(tf32=494.5, bf16=989, fp8=1979, int8=1979),
+            80,
+            3.35,
+            132,
+            "NVIDIA H800 Tensor Core GPU product brief (the H100 SXM's compute and memory, "
+            "NVLink cut to 400 GB/s and FP64 to 1 TFLOP/s), as the DeepSeek-V3 technical "
+            "report describes its cluster, https://arxiv.org/abs/2412.19437",
+            sparse_headline=True,
+            memory_gib=81559 / 1024,
+            memory_source=NVSMI + " (81,559 MiB, as on H100 SXM)",
+            unconfirmed=("peaks", "memory_gib"),
+            note="Export variant of the H100 SXM; NVIDIA's H800 brief is not public on its "
+            "site, so the figures are the H100 SXM's as the DeepSeek-V3 report states.",
         ),
         GpuPreset(
             "h20",
@@ -462,6 +502,68 @@ GPUS: dict[str, GpuPreset] = {
             "TFLOP/s figure, so presets do not fill peak_tflops.",
         ),
     ]
+}
+
+
+NVLINK4 = "NVIDIA NVLink and NVSwitch, https://www.nvidia.com/en-us/data-center/nvlink/"
+DGX_H100 = "NVIDIA DGX H100 user guide (8 ConnectX-7 400 Gb/s compute NICs), https://docs.nvidia.com/dgx/dgxh100-user-guide/"
+# slug: (NVLink GB/s per GPU one direction, NVLink domain, NICs per node, Gb/s per NIC, source)
+INTERCONNECT: dict[str, tuple[float | None, int | None, int | None, float | None, str]] = {
+    "h100-sxm": (450, 8, 8, 400, f"{NVLINK4} (900 GB/s both ways); {DGX_H100}"),
+    "h200": (450, 8, 8, 400, f"{H200_SHEET} (NVLink 900 GB/s both ways); {DGX_H100}"),
+    "h800": (
+        200,
+        8,
+        8,
+        400,
+        "DeepSeek-V3 technical report, section 3.1 (NVLink 400 GB/s "
+        "both ways, 8 × 400 Gb/s InfiniBand per node), https://arxiv.org/abs/2412.19437",
+    ),
+    "h20": (450, 8, 8, 400, "secondary source as for its peaks"),
+    "h100-pcie": (300, 2, None, None, f"{H100_SHEET} (NVLink bridge 600 GB/s both ways)"),
+    "h100-nvl": (300, 2, None, None, f"{H100_SHEET} (NVLink bridge 600 GB/s both ways)"),
+    "a100-40gb": (
+        300,
+        8,
+        8,
+        200,
+        f"{A100_SHEET} (NVLink 600 GB/s both ways; DGX A100 8 × 200 Gb/s)",
+    ),
+    "a100-80gb": (
+        300,
+        8,
+        8,
+        200,
+        f"{A100_SHEET} (NVLink 600 GB/s both ways; DGX A100 8 × 200 Gb/s)",
+    ),
+    "a100-pcie-40gb": (300, 2, None, None, f"{A100_SHEET} (NVLink bridge 600 GB/s both ways)"),
+    "a100-pcie-80gb": (300, 2, None, None, f"{A100_SHEET} (NVLink bridge 600 GB/s both ways)"),
+    "gh200": (450, 1, 1, 400, f"{GH200_SHEET} (NVLink 900 GB/s both ways)"),
+    "b200": (900, 8, 8, 400, f"{HGX_SHEET} (NVLink 5, 1.8 TB/s both ways)"),
+    "b300": (900, 8, 8, 800, f"{HGX_SHEET} (NVLink 5; ConnectX-8 800 Gb/s)"),
+    "gb200": (900, 72, 4, 400, f"{GB200_SHEET} (NVLink 5 across the rack)"),
+    "gb300": (900, 72, 4, 800, f"{GB300_SHEET} (NVLink 5; ConnectX-8 800 Gb/s)"),
+    "mi300x": (
+        448,
+        8,
+        8,
+        400,
+        "AMD Instinct MI300X data sheet (7 Infinity Fabric links, "
+        "896 GB/s peer-to-peer both ways), https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",
+    ),
+}
+GPUS = {
+    slug: replace(
+        gpu,
+        nvlink_gbs=INTERCONNECT[slug][0],
+        nvl_domain=INTERCONNECT[slug][1],
+        nics_per_node=INTERCONNECT[slug][2],
+        nic_gbps=INTERCONNECT[slug][3],
+        interconnect_source=INTERCONNECT[slug][4],
+    )
+    if slug in INTERCONNECT
+    else gpu
+    for slug, gpu in GPUS.items()
 }
 
 

@@ -13,6 +13,13 @@ NIC, and only one hop per ring and node leaves the node, so the node's network s
 nics_per_node × nic_gbps / 8: eight 400 Gb/s NICs (one per GPU, rail-optimised) give
 400 GB/s, one NIC per node gives 50 GB/s. All-to-all is not a ring: each GPU sends
 (n - g)/n of its buffer off the node, so the node's g GPUs share its NICs for that part.
+
+Every link runs at ``protocol_efficiency`` of its line rate (defaults fitted on
+nccl-tests results, ``efficiency.PROTOCOL_EFFICIENCY``: 0.82 for ring and tree, 0.61 for
+NVLS). ``algorithm``: ring (2(n-1) latency steps for all-reduce), tree (2·log2 n steps,
+the same bytes), nvls (all-reduce through NVSwitch multicast: each GPU sends and
+receives the buffer once, so time = size / link, two steps; busbw then exceeds the
+link rate, as nccl-tests reports).
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._common import broadcast, f64, i64, labels_where
+from .efficiency import PROTOCOL_EFFICIENCY
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+ALGORITHMS = ("ring", "tree", "nvls")
 
 
 def collective_time(
@@ -35,11 +44,22 @@ def collective_time(
     nics_per_node: ArrayLike = 8,
     nic_gbps: ArrayLike = 400.0,
     latency_us: ArrayLike = 5.0,
+    algorithm: ArrayLike = "ring",
+    protocol_efficiency: ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
     """Return factor, nodes, inter_gbs (the node's network share), algbw_gbs, busbw_gbs,
     time_ms and bottleneck ("intra" or "inter")."""
-    op_, size_mb, n, g, intra, nics, nic, lat = broadcast(
+    algo = np.asarray(algorithm, dtype=str)
+    if protocol_efficiency is None:
+        eff = np.full(algo.shape, PROTOCOL_EFFICIENCY["ring"])
+        for name, value in PROTOCOL_EFFICIENCY.items():
+            eff = np.where(algo == name, value, eff)
+    else:
+        eff = f64(protocol_efficiency)
+    op_, algo, eff, size_mb, n, g, intra, nics, nic, lat = broadcast(
         np.asarray(op, dtype=str),
+        algo,
+        eff,
         f64(message_mb),
         i64(gpus),
         i64(gpus_per_node),
@@ -58,12 +78,21 @@ def collective_time(
     is_bc = op_ == "broadcast"
     share = (n_f - 1) / n_f
     factor = np.where(is_ar, 2 * share, np.where(is_bc, 1.0, share))
-    steps = np.where(is_ar, 2 * (n_f - 1), n_f - 1)
+    # Tree: the same bytes as a ring for a large message, in 2·log2(n) latency steps.
+    # NVLS (all-reduce on an NVSwitch): each GPU sends its buffer once and receives the
+    # result once, in two steps; other collectives run as a ring.
+    is_tree = algo == "tree"
+    nvls = (algo == "nvls") & is_ar
+    ring_steps = np.where(is_ar, 2 * (n_f - 1), n_f - 1)
+    tree_steps = np.where(is_ar, 2.0, 1.0) * np.ceil(np.log2(np.maximum(n_f, 2.0)))
+    steps = np.where(nvls, 2.0, np.where(is_tree, tree_steps, ring_steps))
 
     size_gb = size_mb / 1e3
-    inter = nics * nic / 8.0  # GB/s leaving one node
+    # Links at the protocol's efficiency: large messages reach that fraction of line rate.
+    intra = intra * eff
+    inter = nics * nic / 8.0 * eff  # GB/s leaving one node
     # Ring: every rank moves factor × size through the slowest hop of the ring.
-    ring_intra_s = factor * size_gb / intra
+    ring_intra_s = np.where(nvls, size_gb / intra, factor * size_gb / intra)
     ring_inter_s = np.where(multi, factor * size_gb / inter, 0.0)
     # All-to-all: the on-node part over NVLink, the off-node part of all g GPUs over the NICs.
     a2a_intra_s = (g_eff - 1) / n_f * size_gb / intra
@@ -82,4 +111,5 @@ def collective_time(
         "busbw_gbs": algbw * factor,
         "time_ms": time_s * 1e3,
         "bottleneck": labels_where(inter_s > intra_s, "inter", "intra"),
+        "link_efficiency": eff,
     }

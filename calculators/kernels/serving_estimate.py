@@ -17,10 +17,14 @@ The model, step by step (each line is one line of code below):
   step touches nearly every expert; at batch 1 this overstates MoE reads) and each
   request's KV at the mean decode context prompt + output/2, over tp GPUs' bandwidth;
   it computes 2·active params plus the attention 4·layers·context·heads·head_dim FLOPs
-  per request. The slower of the two is the step. Tensor-parallel communication is left
-  out.
+  per request. The slower of the two is the step, plus the tensor-parallel all-reduces
+  (two per layer, a latency each plus the activations over the link) when a link figure
+  is given.
 - Prefill (TTFT without queueing): 2·active·N + causal attention 2·layers·N²·heads·
   head_dim FLOPs for one prompt, or the one weight read if that is slower.
+- Compute efficiency: one given figure serves both phases; left out, prefill and decode
+  take the defaults fitted per weight precision on the calibration set
+  (``efficiency.py``: prefill 0.65 at BF16, 0.45 at FP8; decode 0.5).
 - Throughput: in steady state each request lives through its output_tokens decode steps
   and the prefills of the concurrency requests batched beside it (its own included), so
   request_s = (concurrency·prefill + output·ITL), and by Little's law the replica emits
@@ -33,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._common import f64, labels_where, safe_div, shaped
+from .efficiency import DECODE_COMPUTE, PREFILL_COMPUTE, PROTOCOL_EFFICIENCY, by_precision
 
 PRECISION_BYTES = {
     "fp32": 4.0,
@@ -97,12 +102,15 @@ def serving_estimate(
     kv_precision: ArrayLike = "bf16",
     tp: ArrayLike = 1,
     bandwidth_efficiency: ArrayLike = 0.8,
-    compute_efficiency: ArrayLike = 0.5,
+    compute_efficiency: ArrayLike | None = None,
+    prefill_efficiency: ArrayLike | None = None,
     gpu_memory_utilization: ArrayLike = 0.9,
     kv_bytes_per_token: ArrayLike | None = None,
     kv_lora_rank: ArrayLike | None = None,
     rope_head_dim: ArrayLike | None = None,
     gpu_cost_per_hour: ArrayLike | None = None,
+    tp_link_gbs: ArrayLike | None = None,
+    allreduce_latency_us: ArrayLike = 8.0,
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
@@ -116,7 +124,17 @@ def serving_estimate(
     p, layers_, nh, nkv, hd = map(f64, (params_b, layers, heads, kv_heads, head_dim))
     mem, bw, peak, tp_ = map(f64, (device_memory_gb, bandwidth_tbs, peak_tflops, tp))
     n_in, n_out, conc = map(f64, (prompt_tokens, output_tokens, concurrency))
-    be, ce, util = map(f64, (bandwidth_efficiency, compute_efficiency, gpu_memory_utilization))
+    be, util = map(f64, (bandwidth_efficiency, gpu_memory_utilization))
+    # Compute efficiency by phase: a given compute_efficiency serves both phases (as it
+    # always has); left out, each phase takes the fitted default for the weight precision
+    # (calculators.kernels.efficiency); prefill_efficiency overrides the prefill one.
+    if compute_efficiency is None:
+        ce = by_precision(DECODE_COMPUTE, weight_precision)
+        ce_prefill = by_precision(PREFILL_COMPUTE, weight_precision)
+    else:
+        ce = ce_prefill = f64(compute_efficiency)
+    if prefill_efficiency is not None:
+        ce_prefill = f64(prefill_efficiency)
     active = p if active_params_b is None else f64(active_params_b)
     wb = precision_bytes(weight_precision)
     kb = precision_bytes(kv_precision)
@@ -142,23 +160,46 @@ def serving_estimate(
     seq_tokens = n_in + n_out
     max_concurrency = np.floor(kv_capacity_tokens / seq_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
-    fits = weights_fit & (conc <= max_concurrency)
-    note = np.where(~weights_fit, 2, np.where(conc > max_concurrency, 1, 0))
+    over = conc > max_concurrency  # one comparison serves fits and the note
+    fits = weights_fit & ~over
+    note = np.where(weights_fit, over, 2)
 
     # Decode: one step reads the weights and every request's KV, and computes per request.
     context = n_in + n_out / 2.0
     step_bytes = weights_gb * 1e9 + conc * context * kv_bpt
-    memory_ms = step_bytes / (tp_ * bw * 1e12 * be) * 1e3
+    # Scalars folded first, so each grid-sized array is touched once (it keeps the grid
+    # benchmark as fast as before the new terms).
+    memory_ms = step_bytes * (1e3 / (tp_ * bw * 1e12 * be))
     step_flops = conc * (2.0 * active * 1e9 + 4.0 * layers_ * context * nh * hd)
-    compute_ms = step_flops / (tp_ * peak * 1e12 * ce) * 1e3
+    compute_ms = step_flops * (1e3 / (tp_ * peak * 1e12 * ce))
+    # Tensor parallelism: two all-reduces per layer of the step's activations (tokens ×
+    # heads·head_dim, BF16), each a fixed latency plus 2(tp-1)/tp of the message over the
+    # link at the ring protocol's efficiency. Left out without a link figure (tp_link_gbs,
+    # which a GPU preset fills from its NVLink figure) and at tp = 1.
+    if tp_link_gbs is None:  # zero, in the shape of a swept latency (which then has no use)
+        decode_comm_ms = prefill_comm_ms = None
+    else:
+        link = f64(tp_link_gbs) * 1e9 * PROTOCOL_EFFICIENCY["ring"]
+        per_token_s = 2.0 * (tp_ - 1.0) / tp_ * nh * hd * 2.0 / link
+        lat_s = f64(allreduce_latency_us) / 1e6
+        on = tp_ > 1
+
+        def tp_comm_ms(tokens: np.ndarray) -> np.ndarray:
+            return np.where(on, 2.0 * layers_ * (lat_s + tokens * per_token_s) * 1e3, 0.0)
+
+        decode_comm_ms, prefill_comm_ms = tp_comm_ms(conc), tp_comm_ms(n_in)
     itl_ms = np.maximum(memory_ms, compute_ms)
+    if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
+        itl_ms = itl_ms + decode_comm_ms
 
     # Prefill of one prompt (causal attention), or its one weight read if that is slower.
     prefill_flops = 2.0 * active * 1e9 * n_in + 2.0 * layers_ * n_in**2 * nh * hd
     prefill_ms = np.maximum(
-        prefill_flops / (tp_ * peak * 1e12 * ce) * 1e3,
+        prefill_flops / (tp_ * peak * 1e12 * ce_prefill) * 1e3,
         weights_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
     )
+    if prefill_comm_ms is not None:
+        prefill_ms = prefill_ms + prefill_comm_ms
 
     # Steady state: a request lives through its decode and the batch's prefills.
     request_ms = conc * prefill_ms + n_out * itl_ms
@@ -179,6 +220,9 @@ def serving_estimate(
         "tokens_per_s_per_user": 1e3 / itl_ms,
         "tokens_per_s_total": tokens_per_s_total,
         "request_s": request_ms / 1e3,
+        "decode_compute_efficiency": ce,
+        "prefill_compute_efficiency": ce_prefill,
+        "tp_comm_ms": f64(allreduce_latency_us) * 0.0 if decode_comm_ms is None else decode_comm_ms,
     }
     if gpu_cost_per_hour is not None:
         usd_per_s = f64(gpu_cost_per_hour) * tp_ / 3600.0

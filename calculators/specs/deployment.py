@@ -32,7 +32,7 @@ from .base import (
     precision,
 )
 
-MEMORY_FILL = {"device_memory_gb": PresetFill("memory_gb")}
+MEMORY_FILL = {"device_memory_gb": PresetFill("usable_gb")}
 
 
 def _count(name: str, label: str, *, default: int | None = None, hi: float = 1e6) -> Input:
@@ -333,10 +333,13 @@ def _serving_steps(p: Point) -> list[str]:
         f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes) / "
         f"(tp × bandwidth × efficiency) = {p.f('memory_ms')}",
         f"decode compute time = concurrency × (2 × active params + 4 × layers × context × "
-        f"heads × head_dim) / (tp × peak × efficiency) = {p.f('compute_ms')}",
-        f"itl_ms = max of the two = {p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
+        f"heads × head_dim) / (tp × peak × {p.n('decode_compute_efficiency')}) = "
+        f"{p.f('compute_ms')}",
+        f"itl_ms = max of the two + TP all-reduces ({p.f('tp_comm_ms')}) = "
+        f"{p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
         f"tokens_per_s_per_user = 1000 / itl = {p.f('tokens_per_s_per_user')}",
-        f"prefill_ms = max(FLOPs of one prompt / compute, weight read) = {p.f('prefill_ms')}",
+        f"prefill_ms = max(FLOPs of one prompt / (tp × peak × "
+        f"{p.n('prefill_compute_efficiency')}), weight read) = {p.f('prefill_ms')}",
         f"request_s = concurrency × prefill + output × itl = {p.n('concurrency')} × "
         f"{p.f('prefill_ms')} + {p.n('output_tokens')} × {p.f('itl_ms')} = {p.f('request_s')}",
         f"tokens_per_s_total = concurrency × output / request_s = {p.n('concurrency')} × "
@@ -497,9 +500,48 @@ SERVING_ESTIMATE = CalculatorSpec(
         _tokens("output_tokens", "Output tokens"),
         _count("concurrency", "Concurrent requests"),
         fraction("bandwidth_efficiency", "Bandwidth efficiency", 0.8),
-        fraction("compute_efficiency", "Compute efficiency", 0.5),
+        Input(
+            "compute_efficiency",
+            "Compute efficiency",
+            "fraction",
+            min=0,
+            min_exclusive=True,
+            max=1,
+            required=False,
+            help="Both phases. Left empty, prefill and decode take the defaults fitted per "
+            "weight precision on published measurements (prefill 0.65 BF16, 0.45 FP8; "
+            "decode 0.5).",
+        ),
+        Input(
+            "prefill_efficiency",
+            "Prefill compute efficiency",
+            "fraction",
+            min=0,
+            min_exclusive=True,
+            max=1,
+            required=False,
+            help="Overrides the prefill phase's efficiency only.",
+        ),
         _utilization(),
         Input("gpu_cost_per_hour", "GPU cost", "USD/h", min=0, max=1e6, required=False),
+        Input(
+            "tp_link_gbs",
+            "GPU link for tensor parallelism (one direction)",
+            "GB/s",
+            min=0,
+            min_exclusive=True,
+            max=1e5,
+            required=False,
+            help="NVLink per GPU; a GPU preset fills it. Empty: TP all-reduces left out.",
+        ),
+        Input(
+            "allreduce_latency_us",
+            "Latency per all-reduce",
+            "µs",
+            default=8.0,
+            min=0,
+            max=1e6,
+        ),
     ),
     outputs=(
         Output("weights_gb_per_gpu", "Weights per GPU", "GB"),
@@ -518,12 +560,15 @@ SERVING_ESTIMATE = CalculatorSpec(
         Output("cost_per_m_output_tokens", "Cost per million output tokens", "USD"),
         Output("memory_ms", "Decode weight and KV read", "ms"),
         Output("compute_ms", "Decode compute", "ms"),
+        Output("decode_compute_efficiency", "Decode compute efficiency used", "fraction"),
+        Output("prefill_compute_efficiency", "Prefill compute efficiency used", "fraction"),
+        Output("tp_comm_ms", "Tensor-parallel all-reduces per decode step", "ms"),
     ),
     chart_type="serving",
     steps=_serving_steps,
     texts=_serving_texts,
     chart=_serving_chart,
-    preset_fills={**GPU_FILLS, **MEMORY_FILL},
+    preset_fills={**GPU_FILLS, **MEMORY_FILL, "tp_link_gbs": PresetFill("nvlink_gbs")},
     check=_serving_check,
     example={
         "model": "llama-3.1-70b",

@@ -8,7 +8,7 @@ import numpy as np
 
 from calculators.formatting import number
 from calculators.kernels import collective_time as collective_kernel
-from calculators.kernels.collective_time import OPS
+from calculators.kernels.collective_time import ALGORITHMS, OPS
 
 from .base import (
     CHOICE,
@@ -52,13 +52,20 @@ def _collective_steps(p: Point) -> list[str]:
         f"nodes = ⌈gpus / gpus_per_node⌉ = ⌈{p.n('gpus')} / {p.n('gpus_per_node')}⌉ = "
         f"{p.n('nodes')}",
         f"bus factor for {op} = {_FACTOR_TEXT[op]} = {p.n('factor')}",
+        f"links run at {p.n('link_efficiency')} of line rate ({p.v('algorithm')} protocol "
+        "efficiency); the link figures below are line rates",
     ]
     if p.v("nodes") > 1:
         lines.append(
             f"network per node = nics_per_node × nic_gbps / 8 = {p.n('nics_per_node')} × "
             f"{p.f('nic_gbps')} / 8 = {p.f('inter_gbs')}"
         )
-    if op == "all_to_all":
+    if op == "all_reduce" and p.v("algorithm") == "nvls":
+        lines.append(
+            "NVLS: each GPU sends its buffer to the switch once and receives the sum once: "
+            "time = message / (link × efficiency) + 2 × latency"
+        )
+    elif op == "all_to_all":
         lines.append(
             "time = max(on-node share / intra_gbs, off-node share of the node's GPUs / "
             "network per node) + (n − 1) × latency"
@@ -69,8 +76,9 @@ def _collective_steps(p: Point) -> list[str]:
         link = f"min({p.f('intra_gbs')}, {p.f('inter_gbs')})" if multi else p.f("intra_gbs")
         steps = "2(n − 1)" if op == "all_reduce" else "(n − 1)"
         lines.append(
-            f"time = factor × message / {link} + {steps} × latency = {p.n('factor')} × "
-            f"{p.f('message_mb')} / {number(link_gbs)} GB/s + {steps} × {p.f('latency_us')}"
+            f"time = factor × message / ({link} × efficiency) + {steps} × latency = "
+            f"{p.n('factor')} × {p.f('message_mb')} / ({number(link_gbs)} GB/s × "
+            f"{p.n('link_efficiency')}) + {steps} × {p.f('latency_us')}"
         )
     lines += [
         f"time_ms = {p.f('time_ms')} (the slower hop: {p.v('bottleneck')}-node)",
@@ -117,6 +125,8 @@ def _collective_chart(points: list[Point]) -> dict[str, Any]:
             nics_per_node=p.v("nics_per_node"),
             nic_gbps=p.v("nic_gbps"),
             latency_us=p.v("latency_us"),
+            algorithm=p.v("algorithm"),
+            protocol_efficiency=p.v("protocol_efficiency"),
         )
         series.append(
             {
@@ -182,6 +192,25 @@ COLLECTIVE_TIME = CalculatorSpec(
             help="400 Gb/s = 50 GB/s (ConnectX-7 NDR); 800 Gb/s on ConnectX-8.",
         ),
         Input("latency_us", "Latency per algorithm step", "µs", default=5.0, min=0, max=1e6),
+        Input(
+            "algorithm",
+            "Algorithm",
+            kind=CHOICE,
+            choices=ALGORITHMS,
+            default="ring",
+            help="nvls: NVLink SHARP all-reduce on an NVSwitch (H100 and later).",
+        ),
+        Input(
+            "protocol_efficiency",
+            "Protocol efficiency",
+            "fraction",
+            min=0,
+            min_exclusive=True,
+            max=1,
+            required=False,
+            help="Fraction of line rate a large message reaches. Empty: 0.82 for ring and "
+            "tree, 0.61 for NVLS (fitted on nccl-tests results).",
+        ),
     ),
     outputs=(
         Output("nodes", "Nodes", kind="integer"),
@@ -191,11 +220,13 @@ COLLECTIVE_TIME = CalculatorSpec(
         Output("algbw_gbs", "Algorithm bandwidth", "GB/s"),
         Output("busbw_gbs", "Bus bandwidth", "GB/s"),
         Output("bottleneck", "Slower hop", kind="text"),
+        Output("link_efficiency", "Protocol efficiency used", "fraction"),
     ),
     chart_type="line",
     steps=_collective_steps,
     texts=_collective_texts,
     chart=_collective_chart,
+    preset_fills={"intra_gbs": PresetFill("nvlink_gbs"), "nic_gbps": PresetFill("nic_gbps")},
     example={"op": "all_reduce", "message_mb": 14000, "gpus": 64},
 )
 

@@ -16,7 +16,14 @@ def test_all_reduce_bus_bandwidth_follows_nccl_tests_definition():
     """nccl-tests PERFORMANCE.md: busbw = algbw × 2(n-1)/n for all-reduce. Inside one node
     of 8 GPUs at 450 GB/s with no latency, time = 1.75 × 14 GB / 450 GB/s = 54.44 ms and
     busbw is the link rate itself."""
-    out = collective_time(op="all_reduce", message_mb=14000, gpus=8, intra_gbs=450, latency_us=0)
+    out = collective_time(
+        protocol_efficiency=1.0,
+        op="all_reduce",
+        message_mb=14000,
+        gpus=8,
+        intra_gbs=450,
+        latency_us=0,
+    )
     assert out["factor"] == approx(1.75)
     assert out["time_ms"] == approx(1.75 * 14 / 450 * 1e3)
     assert out["busbw_gbs"] == approx(450)
@@ -29,9 +36,11 @@ def test_rail_optimised_nodes_keep_the_inter_node_gap_small():
     8 × 50 = 400 GB/s, so 14 GB takes 2 × 63/64 × 14 / 400 s = 68.9 ms plus 126 × 5 µs
     = 69.5 ms: about 1.28x the 54.5 ms inside one node, not 10x. With one NIC per node
     it is 8x slower again."""
-    rail = collective_time(op="all_reduce", message_mb=14000, gpus=64)
-    one_node = collective_time(op="all_reduce", message_mb=14000, gpus=8)
-    one_nic = collective_time(op="all_reduce", message_mb=14000, gpus=64, nics_per_node=1)
+    rail = collective_time(protocol_efficiency=1.0, op="all_reduce", message_mb=14000, gpus=64)
+    one_node = collective_time(protocol_efficiency=1.0, op="all_reduce", message_mb=14000, gpus=8)
+    one_nic = collective_time(
+        protocol_efficiency=1.0, op="all_reduce", message_mb=14000, gpus=64, nics_per_node=1
+    )
     assert rail["time_ms"] == approx(2 * 63 / 64 * 14 / 400 * 1e3 + 126 * 5e-3)
     assert rail["time_ms"] / one_node["time_ms"] == approx(1.2756, rel=1e-3)
     assert rail["bottleneck"] == "inter" and rail["nodes"] == 8
@@ -42,17 +51,31 @@ def test_gather_scatter_and_all_to_all_factors():
     """(n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast; all-to-all
     over 2 nodes of 4 GPUs sends 4 × 4/8 of each buffer off each node."""
     ops = np.array(["all_gather", "reduce_scatter", "all_to_all", "broadcast"])
-    out = collective_time(op=ops, message_mb=1000, gpus=8, gpus_per_node=4, latency_us=0)
+    out = collective_time(
+        protocol_efficiency=1.0, op=ops, message_mb=1000, gpus=8, gpus_per_node=4, latency_us=0
+    )
     assert out["factor"].tolist() == approx([7 / 8, 7 / 8, 7 / 8, 1.0])
     a2a = collective_time(
-        op="all_to_all", message_mb=1000, gpus=8, gpus_per_node=4, nics_per_node=4, latency_us=0
+        protocol_efficiency=1.0,
+        op="all_to_all",
+        message_mb=1000,
+        gpus=8,
+        gpus_per_node=4,
+        nics_per_node=4,
+        latency_us=0,
     )
     # off-node: 4 GPUs × 4/8 × 1 GB over 4 × 50 GB/s = 10 ms; on-node 3/8 GB at 450 GB/s.
     assert a2a["time_ms"] == approx(10.0)
 
 
 def test_more_nics_never_slow_a_collective():
-    out = collective_time(op="all_reduce", message_mb=512, gpus=32, nics_per_node=[1, 2, 4, 8])
+    out = collective_time(
+        protocol_efficiency=1.0,
+        op="all_reduce",
+        message_mb=512,
+        gpus=32,
+        nics_per_node=[1, 2, 4, 8],
+    )
     assert np.all(np.diff(out["time_ms"]) <= 0)
 
 

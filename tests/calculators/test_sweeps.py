@@ -93,6 +93,15 @@ EXTRA_BASES: dict[str, list[dict]] = {
     "serving_estimate": [
         {**SPECS["serving_estimate"].example, "active_params_b": 30, "kv_bytes_per_token": 163840},
         {**SPECS["serving_estimate"].example, "model": "deepseek-v3", "tp": 8},
+        {
+            **SPECS["serving_estimate"].example,
+            "compute_efficiency": 0.5,
+            "prefill_efficiency": 0.6,
+            "tp_link_gbs": 450,
+        },
+    ],
+    "collective_time": [
+        {"op": "all_reduce", "message_mb": 1000, "gpus": 16, "protocol_efficiency": 0.8}
     ],
     "paged_kv_capacity": [
         {

@@ -1,0 +1,104 @@
+"""The calibration set: published measurements, and how close the calculators come.
+
+``measurements.json`` holds each row as data: the calculator, the inputs a user would
+give (a GPU preset, a model from the catalogue, the precision), the output compared,
+the measured value, its source, URL and date, and the band the estimate must stay in
+(0.8-1.25x unless the row says why it misses). ``evaluate`` runs every row through
+``compute.run_inline``, the path the page, the API and ``manage.py calc`` share, so the
+ratios are what a user sees. The default efficiencies (``kernels/efficiency.py``) were
+fitted on these rows only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+MEASUREMENTS = Path(__file__).with_name("measurements.json")
+TARGET_BAND = (0.8, 1.25)
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    calculator: str
+    preset: str | None
+    inputs: dict[str, Any]
+    output: str
+    measured: float
+    unit: str
+    configuration: str
+    source: str
+    url: str
+    date: str
+    band: tuple[float, float]
+    explained: str = ""
+
+
+@dataclass(frozen=True)
+class Result:
+    row: Row
+    estimate: float
+
+    @property
+    def ratio(self) -> float:
+        return self.estimate / self.row.measured
+
+    @property
+    def log_miss(self) -> float:
+        return abs(math.log(self.ratio))
+
+    @property
+    def in_band(self) -> bool:
+        low, high = self.row.band
+        return low <= self.ratio <= high
+
+    @property
+    def in_target(self) -> bool:
+        return TARGET_BAND[0] <= self.ratio <= TARGET_BAND[1]
+
+
+@cache
+def rows() -> tuple[Row, ...]:
+    data = json.loads(MEASUREMENTS.read_text(encoding="utf-8"))
+    return tuple(
+        Row(**{**r, "band": tuple(r["band"]), "explained": r.get("explained", "")})
+        for r in data["rows"]
+    )
+
+
+def evaluate(selected: tuple[Row, ...] | None = None) -> list[Result]:
+    """Every row's estimate, computed as a user would get it."""
+    from calculators.compute import run_inline
+
+    out = []
+    for row in rows() if selected is None else selected:
+        result = run_inline(row.calculator, dict(row.inputs), preset=row.preset)
+        out.append(Result(row, float(result["outputs"][row.output])))
+    return out
+
+
+def median_log_miss(results: list[Result]) -> float:
+    """The median |ln(estimate / measured)| (0.22 is a factor of 1.25)."""
+    return median(r.log_miss for r in results)
+
+
+def nearest(calculator: str, inputs: dict[str, Any], limit: int = 3) -> list[Result]:
+    """The published rows for ``calculator`` nearest a page's inputs: same GPU preset and
+    model first, then same precision, then the rest, with their estimates."""
+
+    def score(row: Row) -> tuple[int, str]:
+        same = sum(
+            1
+            for key in ("model", "weight_precision", "op", "precision", "tp")
+            if key in row.inputs and row.inputs.get(key) == inputs.get(key)
+        )
+        return (-(same + 2 * (row.preset == inputs.get("preset"))), row.id)
+
+    candidates = sorted((r for r in rows() if r.calculator == calculator), key=score)
+    return evaluate(tuple(candidates[:limit]))

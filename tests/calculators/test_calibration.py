@@ -1,0 +1,132 @@
+"""The calibration set (issue 32): each published row stays inside its band, and the
+new kernel terms each checked against a figure worked out by hand."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from calculators import calibration
+from calculators.kernels import collective_time, serving_estimate
+from calculators.kernels.efficiency import PREFILL_COMPUTE, by_precision
+from calculators.presets import CONTEXT_GB, GPUS
+
+ROWS = calibration.rows()
+
+
+def test_the_set_has_twenty_published_rows_with_sources() -> None:
+    assert len(ROWS) >= 20
+    assert len({r.id for r in ROWS}) == len(ROWS)
+    for r in ROWS:
+        assert r.url.startswith("https://"), r.id
+        assert re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", r.date), r.id
+        assert r.measured > 0 and r.source and r.configuration, r.id
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_row_stays_inside_its_band(row: calibration.Row) -> None:
+    (result,) = calibration.evaluate((row,))
+    assert result.in_band, f"{row.id}: ratio {result.ratio:.3f} outside {row.band}"
+    if not result.in_target:  # a miss is allowed only with its reason in the table
+        assert len(row.explained) > 40, row.id
+
+
+def test_median_miss_and_count_inside_target() -> None:
+    results = calibration.evaluate()
+    assert calibration.median_log_miss(results) <= 0.15
+    assert sum(r.in_target for r in results) >= 0.8 * len(results)
+
+
+def test_nearest_prefers_same_gpu_and_model() -> None:
+    near = calibration.nearest(
+        "serving_estimate", {"preset": "a100-80gb", "model": "llama-2-70b", "tp": 4}, limit=2
+    )
+    assert [r.row.id for r in near][0] == "trtllm-a100-l2-70b-ttft-2048"
+
+
+# --- the new terms, by hand -------------------------------------------------------------
+
+LLAMA2_70B = dict(params_b=68.98, layers=80, heads=64, kv_heads=8, head_dim=128)
+
+
+def test_tp_all_reduce_term_by_hand() -> None:
+    # tp = 4, 2,048-token prompt, hidden 64 × 128 = 8,192, BF16 activations:
+    # per all-reduce 8 µs + 2·3/4 · 2048·8192·2 B / (450e9 · 0.82) = 8 µs + 136.4 µs;
+    # two per layer over 80 layers: 160 × 144.4 µs = 23.10 ms added to prefill.
+    common = dict(
+        **LLAMA2_70B,
+        device_memory_gb=80,
+        bandwidth_tbs=2.039,
+        peak_tflops=312,
+        prompt_tokens=2048,
+        output_tokens=1,
+        concurrency=1,
+        tp=4,
+    )
+    without = serving_estimate(**common)
+    with_link = serving_estimate(**common, tp_link_gbs=450)
+    per_ar = 8e-6 + 1.5 * 2048 * 8192 * 2 / (450e9 * 0.82)
+    assert with_link["prefill_ms"] - without["prefill_ms"] == pytest.approx(160 * per_ar * 1e3)
+    assert 160 * per_ar * 1e3 == pytest.approx(23.10, abs=0.01)
+    # decode step, one request: 160 × (8 µs + 1.5 · 8192·2 B / 369 GB/s) = 1.291 ms
+    assert float(with_link["tp_comm_ms"]) == pytest.approx(1.291, abs=0.001)
+    # tp = 1 has nothing to reduce
+    single = serving_estimate(**{**common, "tp": 1}, tp_link_gbs=450)
+    assert float(single["tp_comm_ms"]) == 0.0
+
+
+def test_compute_efficiency_by_phase_and_precision_by_hand() -> None:
+    # Llama 2 7B-like, 2,048 tokens, FP8 on 1979 TFLOP/s: prefill FLOPs
+    # 2·6.74e9·2048 + 2·32·2048²·32·128 = 2.7607e13 + 1.0995e12 = 2.8707e13;
+    # at 0.45 of the peak: 2.8707e13 / (1979e12 · 0.45) = 32.24 ms.
+    kw = dict(
+        params_b=6.74, layers=32, heads=32, kv_heads=32, head_dim=128, device_memory_gb=80,
+        bandwidth_tbs=3.35, peak_tflops=1979, prompt_tokens=2048, output_tokens=1,
+        concurrency=1, weight_precision="fp8", kv_precision="fp8",
+    )  # fmt: skip
+    out = serving_estimate(**kw)
+    assert float(out["prefill_ms"]) == pytest.approx(32.24, abs=0.01)
+    assert float(out["prefill_compute_efficiency"]) == 0.45
+    assert float(out["decode_compute_efficiency"]) == 0.5
+    # BF16 takes 0.65 for prefill; a given compute_efficiency serves both phases.
+    assert float(serving_estimate(**{**kw, "weight_precision": "bf16"})[
+        "prefill_compute_efficiency"]) == 0.65  # fmt: skip
+    given = serving_estimate(**kw, compute_efficiency=0.3)
+    assert float(given["prefill_compute_efficiency"]) == 0.3
+    assert float(serving_estimate(**kw, compute_efficiency=0.3, prefill_efficiency=0.7)[
+        "prefill_compute_efficiency"]) == 0.7  # fmt: skip
+    swept = by_precision(PREFILL_COMPUTE, np.array(["bf16", "fp8", "nope"]))
+    assert swept[:2].tolist() == [0.65, 0.45] and np.isnan(swept[2])
+
+
+def test_collective_algorithms_by_hand() -> None:
+    kw = dict(op="all_reduce", message_mb=1000, gpus=8, intra_gbs=450, latency_us=5)
+    # ring: 1.75 · 1 GB / (450 · 0.82) + 14 · 5 µs = 4.7425 ms + 0.07 ms = 4.8125 ms
+    ring = collective_time(**kw)
+    assert float(ring["time_ms"]) == pytest.approx(1.75 / 369 * 1e3 + 0.07)
+    # tree: same bytes, 2·log2(8) = 6 steps: 4.7425 + 0.03 ms
+    tree = collective_time(**kw, algorithm="tree")
+    assert float(tree["time_ms"]) == pytest.approx(1.75 / 369 * 1e3 + 0.03)
+    # NVLS: 1 GB / (450 · 0.61) + 2 · 5 µs = 3.6430 + 0.01 ms; busbw = 1.75 · algbw
+    nvls = collective_time(**kw, algorithm="nvls")
+    assert float(nvls["time_ms"]) == pytest.approx(1 / 274.5 * 1e3 + 0.01)
+    assert float(nvls["busbw_gbs"]) == pytest.approx(1.75 / (1 / 274.5 + 1e-5))
+    # NVLS applies to all-reduce only; an all-gather still runs as a ring
+    gather = collective_time(**{**kw, "op": "all_gather"}, algorithm="nvls")
+    assert float(gather["time_ms"]) == pytest.approx(0.875 / 274.5 * 1e3 + 0.035)
+    # an explicit efficiency overrides the default
+    line = collective_time(**kw, protocol_efficiency=1.0)
+    assert float(line["time_ms"]) == pytest.approx(1.75 / 450 * 1e3 + 0.07)
+
+
+def test_presets_carry_interconnect_and_usable_memory() -> None:
+    h800, h100 = GPUS["h800"], GPUS["h100-sxm"]
+    assert h800.nvlink_gbs == 200 and h100.nvlink_gbs == 450
+    assert h800.peak("bf16") == h100.peak("bf16") and h800.peak("fp64") is None
+    assert h100.nvl_domain == 8 and GPUS["gb200"].nvl_domain == 72
+    assert h100.nics_per_node == 8 and h100.nic_gbps == 400
+    # 81,559 MiB = 85.521 GB, less the 1 GB context
+    assert h100.usable_gb == pytest.approx(81559 * 2**20 / 1e9 - CONTEXT_GB)
+    assert GPUS["l4"].nvlink_gbs is None
