@@ -173,11 +173,14 @@ def test_an_anonymous_answer_names_the_mistake_then_is_right(client, open_q):
         "label": grading.MISTAKES["kv-counted-once"].label,
         "explanation": grading.MISTAKES["kv-counted-once"].explanation,
     }
-    # an open question's number and steps are for everyone
-    assert body["expected"] == pytest.approx(total_gb(v), rel=1e-9) and body["unit"] == "GB"
-    assert body["steps"][0]["lines"] and body["saved_id"] is None
+    # try first: a wrong answer gets the slip, not the number or the steps
+    assert body["expected"] is None and body["unit"] == "GB"
+    assert body["steps"] is None and body["saved_id"] is None
     right = answer(client, open_q, total_gb(v) * 1e9 / 2**30, unit="GiB")  # a JSON number
     assert right.json()["correct"] is True and right.json()["mistake"] is None
+    # an open question's number and steps are for everyone, after a right answer
+    assert right.json()["expected"] == pytest.approx(total_gb(v), rel=1e-9)
+    assert right.json()["steps"][0]["lines"]
     assert right.json()["direction"] == "" and right.json()["answer"] == pytest.approx(total_gb(v))
     assert not NumericAnswer.objects.exists()  # nothing stored without an account
 
@@ -298,7 +301,10 @@ def test_a_locked_question_grades_but_keeps_its_number_steps_and_points(
 def test_premium_readers_get_the_number_steps_and_points(client_for, premium_user, premium_q):
     c = client_for(premium_user)
     v = numbers_of(variant_of(c, premium_q)["prompt"])
-    body = answer(c, premium_q, "1").json()
+    wrong = answer(c, premium_q, "1").json()
+    assert wrong["expected"] is None and wrong["steps"] is None  # try first
+    assert c.get(f"{API}/answers/").json()["results"][0]["expected"] is None
+    body = answer(c, premium_q, f"{total_gb(v):.6g}").json()
     assert body["expected"] == pytest.approx(total_gb(v), rel=1e-9)
     assert body["steps"] and any("bytes_per_token" in line for line in body["steps"][0]["lines"])
     detail = c.get(f"/api/v1/questions/{premium_q.pk}/").json()

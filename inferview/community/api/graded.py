@@ -94,8 +94,9 @@ def _grade_payload(result: graded.GradedAnswer) -> dict[str, Any]:
         "direction": result.grade.direction if result.may_read else "",
         "answer": _finite(result.grade.answer),
         "unit": v.spec.unit,
-        "expected": _finite(result.grade.expected) if result.may_read else None,
-        "steps": steps["steps"] if result.may_read and steps is not None else None,
+        # try first: the number only with the worked steps (right, Show answer, third miss)
+        "expected": _finite(result.grade.expected) if result.reveals else None,
+        "steps": steps["steps"] if steps is not None else None,
         "saved_id": result.saved.pk if result.saved is not None else None,
     }
 

@@ -187,13 +187,17 @@ class NumericAnswerSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(
         serializers.FloatField(
-            allow_null=True, help_text="Null unless you may read the question's answer"
+            allow_null=True,
+            help_text="Null unless you may read the question's answer and this answer was "
+            "right or the answer was shown (Show answer or the third miss)",
         )
     )
     def get_expected(self, obj: NumericAnswer) -> float | None:
         request = self.context.get("request")
         user = request.user if request else None
-        return obj.expected if policy.can_read(user, obj.draw.question) else None
+        # try first: a wrong answer's number stays hidden until that part was shown
+        shown = obj.correct or (obj.follow_up or 0) in (obj.draw.shown_for or [])
+        return obj.expected if shown and policy.can_read(user, obj.draw.question) else None
 
 
 class KeyPointScoreSerializer(serializers.ModelSerializer):
