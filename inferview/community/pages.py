@@ -30,6 +30,14 @@ from .models import (
     ReviewCard,
 )
 
+# What each recall rating does besides scheduling, said on its button (review_rate).
+RATING_EFFECTS = {
+    Rating.AGAIN: "keeps it Attempted",
+    Rating.HARD: "keeps it Attempted",
+    Rating.GOOD: "marks it Confident",
+    Rating.EASY: "marks it Confident",
+}
+
 
 def annotate_questions(
     user: Any,
@@ -84,14 +92,17 @@ def question_page_context(
     )
     card = ReviewCard.objects.filter(user=user, question=question).first() if is_signed_in else None
     practice = Practice(signed_in=is_signed_in, readable=readable, progress=progress, card=card)
-    if is_signed_in and readable and practice.revealed:
+    if is_signed_in and readable:
+        # The rating sits inside the folded answer, so its intervals are needed before
+        # the reveal too (the fold opens without a round trip).
         practice.intervals = scheduling.preview_intervals(card=card)
     next_question, closest = up_next(question, user)
     return {
         "is_bookmarked": bookmarked,
         "practice": practice,
         "rating_choices": [
-            (value, label, practice.intervals.get(value)) for value, label in Rating.choices
+            (value, label, practice.intervals.get(value), RATING_EFFECTS[value])
+            for value, label in Rating.choices
         ],
         "difficulty": difficulty_tally(question, user),
         "discussion": discussion(question=question, sort=sort, page=page),

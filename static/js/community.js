@@ -35,3 +35,58 @@
       });
   });
 })();
+
+// Try first: the answer is a <details> fold (it opens without JavaScript too). While it is
+// closed, the question's calculators show their inputs but not their results (site.css,
+// :has); "Calculate" shows one block's result. Opening the fold records a signed-in
+// learner's reveal (with the approach typed so far), as "Save and reveal" does.
+(function () {
+  "use strict";
+  var fold = document.getElementById("answer-fold");
+  if (!fold) return;
+  var embeds = document.querySelectorAll(".question .calc-embed");
+  for (var i = 0; i < embeds.length; i++) {
+    var result = embeds[i].querySelector(".calc-result");
+    if (!result) continue;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "button button-secondary calc-calculate";
+    button.textContent = "Calculate";
+    button.addEventListener("click", function (event) {
+      var embed = event.currentTarget.closest(".calc-embed");
+      embed.classList.add("calc-shown");
+      var shown = embed.querySelector(".calc-result");
+      if (shown) {
+        shown.setAttribute("tabindex", "-1");
+        shown.focus();
+      }
+    });
+    result.parentNode.insertBefore(button, result);
+  }
+  var recorded = fold.open;
+  fold.addEventListener("toggle", function () {
+    if (!fold.open || recorded || !fold.dataset.revealUrl) return;
+    recorded = true;
+    var form = document.querySelector("form.practice-form");
+    var body = form ? new FormData(form) : new FormData();
+    body.set("action", "reveal");
+    if (!form) {
+      var csrf = document.querySelector('input[name="csrfmiddlewaretoken"]');
+      if (csrf) body.set("csrfmiddlewaretoken", csrf.value);
+    }
+    fetch(fold.dataset.revealUrl, {
+      method: "POST",
+      body: body,
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    })
+      .then(function (response) {
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        var reveal = document.querySelector('form.practice-form button[value="reveal"]');
+        if (reveal) reveal.hidden = true;
+      })
+      .catch(function () {
+        recorded = false; // not recorded: the next opening tries again
+      });
+  });
+})();

@@ -25,18 +25,23 @@ def test_question_page_anonymous_shows_invitations(client, question):
     assert "Create a free account" in html and "keep your progress" in html
     assert 'Discussion <span class="count">· 0</span>' in html
     assert "No comments yet." in html
-    assert 'id="answer-text"' in html and 'id="answer-text" hidden' not in html
+    # try first: folded for everyone, the text still in the HTML
+    assert 'id="answer-text"' in html and "The <strong>open answer</strong>" in html
+    assert '<details class="answer-fold" id="answer-fold" data-testid="answer-fold">' in html
+    assert "How well did you recall it?" not in html  # rating is for signed-in learners
 
 
 def test_question_page_signed_in_hides_answer_until_revealed(client_for, free_user, question):
     c = client_for(free_user)
     html = c.get(question.get_absolute_url()).content.decode()
-    assert 'id="answer-text" hidden' in html
+    assert 'data-testid="answer-fold" data-reveal-url=' in html  # closed: no "open"
     assert "Save and reveal the answer" in html
     practice_services.approach_save(user=free_user, question=question, text="Mine", reveal=True)
     html = c.get(question.get_absolute_url()).content.decode()
-    assert 'id="answer-text" hidden' not in html
-    assert "How well did you recall it?" in html
+    assert 'data-testid="answer-fold" open data-reveal-url=' in html
+    # the rating comes after the answer and says what each choice does
+    assert html.index("How well did you recall it?") > html.index('id="answer-text"')
+    assert "marks it Confident" in html and "keeps it Attempted" in html
     assert ">Mine</textarea>" in html
 
 

@@ -103,11 +103,18 @@ def practice_save(request: HttpRequest, question: Question) -> HttpResponse:
         except PermissionDenied as exc:
             form.add_error(None, str(exc))
         else:
+            if _wants_json(request):  # site.js: the answer fold opened in the page
+                return JsonResponse({"revealed": reveal, "saved": True})
             messages.success(
                 request,
                 "Approach saved. Now compare it with the answer." if reveal else "Approach saved.",
             )
             return redirect(url + ("#answer-heading" if reveal else "#practice"))
+    if _wants_json(request):
+        fields = {name: [str(e) for e in errs] for name, errs in form.errors.items()}
+        return JsonResponse(
+            error_body("invalid", "The approach was not saved.", fields), status=400
+        )
     return render(
         request, "community/practice_form.html", {"form": form, "question": question}, status=400
     )
