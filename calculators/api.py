@@ -145,6 +145,16 @@ class PresetSerializer(serializers.Serializer):
     source = serializers.CharField()
     unconfirmed = serializers.ListField(child=serializers.CharField())
     note = serializers.CharField(allow_blank=True)
+    usable_gb = serializers.FloatField(
+        help_text="capacity_gb less the per-process CUDA context (what sizes a KV pool)."
+    )
+    nvlink_gbs = serializers.FloatField(
+        allow_null=True, help_text="NVLink (or Infinity Fabric) per GPU, GB/s one direction."
+    )
+    nvl_domain = serializers.IntegerField(allow_null=True, help_text="GPUs one NVLink joins.")
+    nics_per_node = serializers.IntegerField(allow_null=True)
+    nic_gbps = serializers.FloatField(allow_null=True, help_text="Gb/s per NIC.")
+    interconnect_source = serializers.CharField(allow_blank=True)
     mig_profiles = MigProfileSerializer(many=True)
 
 

@@ -40,7 +40,17 @@ PREFILL_COMPUTE = {
 }
 DECODE_COMPUTE = dict.fromkeys(PREFILL_COMPUTE, 0.5)
 DECODE_BANDWIDTH = 0.8
-TRAINING_MFU = {"bf16": 0.40, "fp16": 0.40, "tf32": 0.40, "fp8": 0.19}
+# FP6 and FP4 training take the FP8 figure: no published row here (unfitted).
+TRAINING_MFU = {
+    "fp64": 0.40,
+    "tf32": 0.40,
+    "bf16": 0.40,
+    "fp16": 0.40,
+    "fp8": 0.19,
+    "fp6": 0.19,
+    "fp4": 0.19,
+    "int8": 0.19,
+}
 
 # Protocol efficiency of NCCL's collectives: the fraction of the link rate a large message
 # reaches (nccl-tests busbw / line rate). Ring and tree on NVLink: about 370 of 450 GB/s

@@ -4,6 +4,19 @@ Units: params_b and tokens_b in billions; peak_tflops per GPU (dense, in the tra
 precision); mfu the fraction of that peak achieved; gpu_cost_per_hour in USD; state in
 GB (10^9 bytes) per GPU.
 
+Additions (issue 32): ``mfu`` left out takes the default fitted per training precision on
+the calibration set (``efficiency.TRAINING_MFU``: BF16 0.40, FP8 0.19 of the FP8 peak).
+``method`` = ``lora`` trains adapters on frozen weights: the backward pass still
+propagates activation gradients (2·N·D) but computes no weight gradients, so 4·N·D, and
+the state is the frozen BF16 weights alone (the adapters' own state is left out: it is
+well under 1% of N at the usual ranks). With ``layers``, ``hidden`` and ``seq_len`` the
+attention FLOPs PaLM's MFU convention counts are added: 12·layers·hidden·seq_len per
+token (forward and backward, non-causal; Chowdhery et al., 2022, appendix B), times 2/3
+for LoRA. ``tp`` and ``pp`` shard the model state over tp·pp GPUs; ZeRO then shards over
+``dp``, which defaults to gpus / (tp·pp). A pipeline of ``pp`` stages and
+``microbatches`` micro-batches idles (pp-1)/(microbatches+pp-1) of the time (the 1F1B
+bubble), which stretches the run.
+
 Training FLOPs ≈ 6·N·D (forward 2·N·D, backward 4·N·D; Kaplan et al., 2020), which leaves
 out attention over the context and recomputation. Model state in mixed precision with
 Adam is 16 bytes per parameter (ZeRO paper, Rajbhandari et al., 2020): BF16 weights (2)
@@ -18,8 +31,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._common import broadcast, f64, i64
+from .efficiency import TRAINING_MFU, by_precision
 
 WEIGHT_BYTES, GRAD_BYTES, OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+METHODS = ("full", "lora")
 
 
 def training_budget(
@@ -28,38 +43,68 @@ def training_budget(
     tokens_b: ArrayLike,
     gpus: ArrayLike,
     peak_tflops: ArrayLike,
-    mfu: ArrayLike = 0.4,
+    mfu: ArrayLike | None = None,
     gpu_cost_per_hour: ArrayLike | None = None,
     zero_stage: ArrayLike = 0,
     dp: ArrayLike | None = None,
+    precision: ArrayLike = "bf16",
+    method: ArrayLike = "full",
+    tp: ArrayLike = 1,
+    pp: ArrayLike = 1,
+    microbatches: ArrayLike = 8,
+    layers: ArrayLike | None = None,
+    hidden: ArrayLike | None = None,
+    seq_len: ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
     """Return train_flops, gpu_hours, days, state_gb_per_gpu (and cost when a price is
-    given). ``dp`` defaults to ``gpus`` (pure data parallelism)."""
+    given), the mfu used and the pipeline bubble. ``dp`` defaults to gpus / (tp·pp)."""
     # A price swept on its own must still give every output its shape.
     price = [] if gpu_cost_per_hour is None else [f64(gpu_cost_per_hour)]
-    n, d, gpu, peak, eff, stage, ranks, *cost_per_hour = broadcast(
+    attn_in = (
+        [f64(layers), f64(hidden), f64(seq_len)]
+        if layers is not None and hidden is not None and seq_len is not None
+        else []
+    )
+    attention = bool(attn_in)
+    eff_in = by_precision(TRAINING_MFU, precision) if mfu is None else f64(mfu)
+    n, d, gpu, peak, eff, stage, lora, tp_, pp_, mb, dp_, *rest = broadcast(
         f64(params_b) * 1e9,
         f64(tokens_b) * 1e9,
         i64(gpus),
         f64(peak_tflops),
-        f64(mfu),
+        eff_in,
         i64(zero_stage),
-        i64(gpus if dp is None else dp),
+        np.asarray(method, dtype=str) == "lora",
+        i64(tp),
+        i64(pp),
+        i64(microbatches),
+        f64(np.nan if dp is None else dp),
+        *attn_in,
         *price,
     )
-    flops = 6 * n * d
-    seconds = flops / (gpu * peak * 1e12 * eff)
+    model_par = (tp_ * pp_).astype(np.float64)
+    ranks = np.where(np.isnan(dp_), np.maximum(gpu / model_par, 1.0), dp_)
+    per_token = np.where(lora, 4.0, 6.0)  # LoRA: no weight gradients
+    flops = per_token * n * d
+    if attention:
+        lay, hid, seq = rest[:3]
+        flops = flops + per_token / 6.0 * 12.0 * lay * hid * seq * d
+    cost_per_hour = rest[3:] if attention else rest
+    bubble = (pp_ - 1) / (mb + pp_ - 1)
+    seconds = flops / (gpu * peak * 1e12 * eff) / (1.0 - bubble)
     gpu_hours = gpu * seconds / 3600
     shard = ranks.astype(np.float64)
     weights = WEIGHT_BYTES / np.where(stage >= 3, shard, 1.0)
-    grads = GRAD_BYTES / np.where(stage >= 2, shard, 1.0)
-    optimizer = OPTIMIZER_BYTES / np.where(stage >= 1, shard, 1.0)
+    grads = np.where(lora, 0.0, GRAD_BYTES / np.where(stage >= 2, shard, 1.0))
+    optimizer = np.where(lora, 0.0, OPTIMIZER_BYTES / np.where(stage >= 1, shard, 1.0))
     out = {
+        "mfu_used": eff,
+        "pipeline_bubble": bubble,
         "train_flops": flops,
         "gpu_hours": gpu_hours,
         "days": seconds / 86400,
         "state_bytes_per_param": weights + grads + optimizer,
-        "state_gb_per_gpu": n * (weights + grads + optimizer) / 1e9,
+        "state_gb_per_gpu": n * (weights + grads + optimizer) / model_par / 1e9,
     }
     if cost_per_hour:
         out["cost"] = gpu_hours * cost_per_hour[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from calculators.formatting import number
 from calculators.kernels import collective_time as collective_kernel
 from calculators.kernels.collective_time import ALGORITHMS, OPS
+from calculators.kernels.training_budget import METHODS
 
 from .base import (
     CHOICE,
@@ -20,7 +22,6 @@ from .base import (
     Point,
     PresetFill,
     column_label,
-    fraction,
     params_b,
     peak_tflops,
     precision,
@@ -234,11 +235,19 @@ COLLECTIVE_TIME = CalculatorSpec(
 
 
 def _training_steps(p: Point) -> list[str]:
+    k = 4 if p.v("method") == "lora" else 6
+    attn = p.has("layers") and p.has("hidden") and p.has("seq_len")
+    flops = f"{k} × N × D" + (f" + {k}/6 × 12 × layers × hidden × seq_len × D" if attn else "")
     lines = [
-        f"train_flops = 6 × N × D = 6 × {p.n('params_b')} × 10⁹ × {p.n('tokens_b')} × 10⁹ = "
+        f"train_flops = {flops} ({p.v('method')}"
+        + (", LoRA computes no weight gradients" if k == 4 else "")
+        + f") with N = {p.n('params_b')} × 10⁹, D = {p.n('tokens_b')} × 10⁹: "
         f"{p.f('train_flops')}",
-        f"cluster rate = gpus × peak × mfu = {p.n('gpus')} × {p.f('peak_tflops')} × {p.n('mfu')}",
-        f"days = train_flops / cluster rate / 86400 = {p.f('days')}",
+        f"cluster rate = gpus × peak × mfu = {p.n('gpus')} × {p.f('peak_tflops')} × "
+        f"{p.n('mfu_used')}",
+        f"pipeline bubble = (pp − 1) / (micro-batches + pp − 1) = ({p.n('pp')} − 1) / "
+        f"({p.n('microbatches')} + {p.n('pp')} − 1) = {p.f('pipeline_bubble', 3)}",
+        f"days = train_flops / cluster rate / (1 − bubble) / 86400 = {p.f('days')}",
         f"gpu_hours = gpus × days × 24 = {p.f('gpu_hours')}",
     ]
     if p.has("cost"):
@@ -246,18 +255,18 @@ def _training_steps(p: Point) -> list[str]:
             f"cost = gpu_hours × gpu_cost_per_hour = {p.n('gpu_hours')} × "
             f"{p.f('gpu_cost_per_hour')} = {p.f('cost')}"
         )
+    dp = p.n("dp") if p.has("dp") else number(max(p.v("gpus") / (p.v("tp") * p.v("pp")), 1))
     lines.append(
-        f"state per GPU (ZeRO stage {p.n('zero_stage')}, dp = "
-        f"{p.n('dp') if p.has('dp') else p.n('gpus')}) = "
-        f"{p.n('state_bytes_per_param')} bytes/param × {p.n('params_b')} × 10⁹ = "
-        f"{p.f('state_gb_per_gpu')}"
+        f"state per GPU (ZeRO stage {p.n('zero_stage')}, dp = {dp}) = "
+        f"{p.n('state_bytes_per_param')} bytes/param × {p.n('params_b')} × 10⁹ / (tp × pp = "
+        f"{p.n('tp')} × {p.n('pp')}) = {p.f('state_gb_per_gpu')}"
     )
     return lines
 
 
 def _training_texts(p: Point) -> tuple[list[str], list[str]]:
     est = [
-        f"{p.f('train_flops', 3)} at {p.f('mfu', 3)} MFU on {p.n('gpus')} GPUs take "
+        f"{p.f('train_flops', 3)} at {p.f('mfu_used', 3)} MFU on {p.n('gpus')} GPUs take "
         f"{p.f('days', 3)}.",
         f"Model state is {p.f('state_gb_per_gpu', 3)} per GPU before activations.",
     ]
@@ -289,8 +298,44 @@ TRAINING_BUDGET = CalculatorSpec(
         Input("tokens_b", "Training tokens", "billion", min=0, min_exclusive=True, max=1e7),
         Input("gpus", "GPUs", "", min=1, max=1e7, kind=INTEGER),
         peak_tflops(),
-        precision(),
-        fraction("mfu", "Model FLOPs utilisation", 0.4),
+        # Passed to the kernel (not a selector): it also picks the default MFU.
+        replace(precision(), selector=False),
+        Input(
+            "mfu",
+            "Model FLOPs utilisation",
+            "fraction",
+            min=0,
+            min_exclusive=True,
+            max=1,
+            required=False,
+            help="Empty: the default fitted per precision on published runs (BF16 0.40, "
+            "FP8 0.19 of the FP8 peak).",
+        ),
+        Input("method", "Method", kind=CHOICE, choices=METHODS, default="full"),
+        Input("tp", "Tensor-parallel size", "", default=1, min=1, max=1024, kind=INTEGER),
+        Input("pp", "Pipeline stages", "", default=1, min=1, max=1024, kind=INTEGER),
+        Input(
+            "microbatches",
+            "Micro-batches per step",
+            "",
+            default=8,
+            min=1,
+            max=1e6,
+            kind=INTEGER,
+            help="Sets the pipeline bubble (pp − 1) / (micro-batches + pp − 1).",
+        ),
+        Input("layers", "Layers", "", min=1, max=1000, kind=INTEGER, required=False),
+        Input("hidden", "Hidden size", "", min=1, max=1e6, kind=INTEGER, required=False),
+        Input(
+            "seq_len",
+            "Sequence length",
+            "tokens",
+            min=1,
+            max=1e8,
+            kind=INTEGER,
+            required=False,
+            help="With layers and hidden: attention FLOPs 12·layers·hidden·seq_len a token.",
+        ),
         Input("gpu_cost_per_hour", "GPU cost", "USD/h", min=0, max=1e6, required=False),
         Input("zero_stage", "ZeRO stage", "", default=0, min=0, max=3, kind=INTEGER),
         Input(
@@ -301,10 +346,12 @@ TRAINING_BUDGET = CalculatorSpec(
             max=1e7,
             kind=INTEGER,
             required=False,
-            help="Ranks ZeRO shards over; defaults to the number of GPUs.",
+            help="Ranks ZeRO shards over; defaults to GPUs / (tp × pp).",
         ),
     ),
     outputs=(
+        Output("mfu_used", "MFU used", "fraction"),
+        Output("pipeline_bubble", "Pipeline bubble", kind="pct"),
         Output("train_flops", "Training FLOPs", "FLOP"),
         Output("days", "Days", "days"),
         Output("gpu_hours", "GPU-hours", "GPU·h"),

@@ -130,3 +130,32 @@ def test_presets_carry_interconnect_and_usable_memory() -> None:
     # 81,559 MiB = 85.521 GB, less the 1 GB context
     assert h100.usable_gb == pytest.approx(81559 * 2**20 / 1e9 - CONTEXT_GB)
     assert GPUS["l4"].nvlink_gbs is None
+
+
+def test_training_terms_by_hand() -> None:
+    from calculators.kernels import training_budget
+
+    base = dict(params_b=7, tokens_b=1000, gpus=64, peak_tflops=989)
+    # mfu by precision: BF16 0.40; FP8 0.19. 6·7e9·1e12 = 4.2e22 FLOP;
+    # 4.2e22 / (989e12 · 0.40) / 3600 = 29,491.4 GPU hours.
+    bf16 = training_budget(**base)
+    assert float(bf16["mfu_used"]) == 0.40
+    assert float(bf16["gpu_hours"]) == pytest.approx(4.2e22 / (989e12 * 0.40) / 3600)
+    assert float(training_budget(**base, precision="fp8")["mfu_used"]) == 0.19
+    # LoRA: 4·N·D, and only the frozen BF16 weights as state: 2 B × 7e9 = 14 GB.
+    lora = training_budget(**base, mfu=0.4, method="lora")
+    assert float(lora["train_flops"]) == pytest.approx(2.8e22)
+    assert float(lora["state_gb_per_gpu"]) == pytest.approx(14.0)
+    # Attention (PaLM's convention): 12 · 32 layers · 4096 hidden · 4096 tokens = 6.442e9
+    # FLOP a token on top of 6N = 4.2e10: × 1e12 tokens = 4.8442e22.
+    attn = training_budget(**base, mfu=0.4, layers=32, hidden=4096, seq_len=4096)
+    assert float(attn["train_flops"]) == pytest.approx(4.2e22 + 12 * 32 * 4096 * 4096 * 1e12)
+    # tp = 2, pp = 4: state 16 B × 7e9 / 8 = 14 GB per GPU (dp = 64 / 8 = 8, ZeRO 0);
+    # bubble (4 − 1) / (8 + 4 − 1) = 3/11, so days grow by 11/8.
+    par = training_budget(**base, mfu=0.4, tp=2, pp=4)
+    assert float(par["state_gb_per_gpu"]) == pytest.approx(14.0)
+    assert float(par["pipeline_bubble"]) == pytest.approx(3 / 11)
+    assert float(par["days"]) == pytest.approx(float(bf16["days"]) * 11 / 8)
+    # ZeRO-1 over the default dp = gpus / (tp·pp) = 8: (2 + 2 + 12/8) × 7e9 / 8 = 4.8125 GB
+    z1 = training_budget(**base, mfu=0.4, tp=2, pp=4, zero_stage=1)
+    assert float(z1["state_gb_per_gpu"]) == pytest.approx(5.5 * 7 / 8)

@@ -131,7 +131,18 @@ EXTRA_BASES: dict[str, list[dict]] = {
             "gpu_cost_per_hour": 2.5,
             "zero_stage": 3,
             "dp": 256,
-        }
+        },
+        {
+            "params_b": 8,
+            "tokens_b": 15000,
+            "gpus": 512,
+            "peak_tflops": 989,
+            "layers": 32,
+            "hidden": 4096,
+            "seq_len": 8192,
+            "tp": 2,
+            "pp": 2,
+        },
     ],
 }
 
