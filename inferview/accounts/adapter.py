@@ -17,7 +17,9 @@ import secrets
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.core import context
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 THROTTLED_MESSAGE = (
@@ -27,11 +29,27 @@ THROTTLED_MESSAGE = (
 )
 
 
+#: Wrong codes at the second step count per account, not per network (allauth.mfa keys them
+#: on the user: whoever is typing them already has the password).
+CODE_THROTTLED_MESSAGE = (
+    "Too many failed sign-in attempts with a code for this account. For your security, "
+    "codes are refused for 15 minutes, wherever they are typed."
+)
+CODE_STEPS = {"mfa_authenticate", "mfa_reauthenticate"}
+
+
 class AccountAdapter(DefaultAccountAdapter):
     error_messages = {
         **DefaultAccountAdapter.error_messages,
         "too_many_login_attempts": THROTTLED_MESSAGE,
     }
+
+    def validation_error(self, code: str, *args: Any) -> Any:
+        request = getattr(self, "request", None) or context.request
+        match = getattr(request, "resolver_match", None)
+        if code == "too_many_login_attempts" and match and match.url_name in CODE_STEPS:
+            return ValidationError(CODE_THROTTLED_MESSAGE, code=code)
+        return super().validation_error(code, *args)
 
     def _get_login_attempts_cache_key(self, request: HttpRequest, **credentials: Any) -> str:
         login = str(credentials.get("email", credentials.get("username", ""))).strip().lower()

@@ -289,7 +289,9 @@ def _comment_reports(user: Any) -> list[Row]:
 
 
 def _corrections(user: Any) -> list[Row]:
-    # reports_for gives the reader's own note only, never the other reporters'.
+    # reports_for gives the reader's own note only, never the other reporters' (it adds
+    # url, my_note and my_reports to each row, hence Any).
+    reports: list[Any] = reports_for(user)
     return [
         {
             "url": c.url,
@@ -301,7 +303,7 @@ def _corrections(user: Any) -> list[Row]:
             "decided_at": c.decided_at,
             "change_note": c.change_note,
         }
-        for c in reports_for(user)
+        for c in reports
     ]
 
 

@@ -107,6 +107,7 @@ def test_a_wrong_code_is_refused_and_then_rate_limited(client, totp_staff):
     # While throttled even the right code is refused: guessing 10^6 codes is not an option.
     r = enter_code(client, pyotp.TOTP(secret).now())
     assert THROTTLED in errors(r) and not signed_in_as(client, user)
+    assert "with a code for this account" in errors(r)  # not the password step's wording
 
 
 def test_a_recovery_code_works_once(client, client_for, totp_staff):
