@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
@@ -384,6 +385,37 @@ class GuideItemInline(admin.StackedInline):
     model = GuideItem
     form = GuideItemForm
     extra = 0
+    # An item of a live guide edited here goes live at once; its own change form (the
+    # link) offers "Save as draft" and a scheduled publish of the draft.
+    show_change_link = True
+
+
+class GuideItemAdminForm(GuideItemForm):
+    """A guide item has no ``published`` flag of its own (it is live with its guide), so
+    what can be scheduled is its draft: ``publish_at`` here is the draft's."""
+
+    publish_at = forms.SplitDateTimeField(
+        required=False,
+        widget=AdminSplitDateTime,
+        label="Publish draft at",
+        help_text="With “Save as draft”: the draft goes live at this time (server time zone).",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        draft = getattr(self.instance, "_draft", None)
+        if draft is not None:
+            self.fields["publish_at"].initial = draft.publish_at
+
+
+@admin.register(GuideItem)
+class GuideItemAdmin(DraftAdminMixin, MarkdownPreviewMixin, RevisionsAdmin):
+    form = GuideItemAdminForm
+    fields = ["section", "order", "kind", "title", "body", "publish_at"]
+    list_display = ["title", "section", "kind", "order", "schedule", "check_findings"]
+    list_filter = ["section__guide", "kind"]
+    list_select_related = ["section__guide"]
+    search_fields = ["title", "body"]
 
 
 @admin.register(GuideSection)
@@ -403,8 +435,10 @@ class GuideSectionInline(admin.TabularInline):
 
 
 @admin.register(Guide)
-class GuideAdmin(MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
-    list_display = ["title", "published", "updated_at", "checked"]
+class GuideAdmin(DraftAdminMixin, MarkdownPreviewMixin, PublishActionsMixin, RevisionsAdmin):
+    list_display = [
+        "title", "published", "updated_at", "checked", "schedule", "check_findings",
+    ]  # fmt: skip
     list_filter = ["published"]
     search_fields = ["title", "summary"]
     prepopulated_fields = {"slug": ["title"]}

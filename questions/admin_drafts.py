@@ -8,7 +8,9 @@ import datetime as dt
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils import timezone
@@ -17,12 +19,16 @@ from django.utils.html import format_html, format_html_join
 from . import drafts
 from .admin_revisions import field_diffs
 from .content_findings import findings_for
+from .models import ContentDraft
 
 DRAFT_BUTTON = "_save_draft"
 
 
 class DraftAdminMixin:
-    """For a ModelAdmin of a model in ``drafts.DRAFT_FIELDS`` (with ``publish_at``)."""
+    """For a ModelAdmin of a model in ``drafts.DRAFT_FIELDS``. Items with their own
+    ``published`` flag (questions, concepts, guides) can also be scheduled on the row; a
+    guide item is live when its guide is, and only its draft has a "Publish at" (the
+    form's ``publish_at`` field, not a model field)."""
 
     admin_site: Any
     model: Any
@@ -54,7 +60,7 @@ class DraftAdminMixin:
         return obj
 
     def save_model(self, request, obj, form, change):
-        if change and obj.published and DRAFT_BUTTON in request.POST:
+        if change and drafts.is_live(obj) and DRAFT_BUTTON in request.POST:
             draft = drafts.save_draft(obj, form.cleaned_data, user=request.user)
             if "publish_at" in form.changed_data:
                 drafts.schedule_draft(
@@ -62,7 +68,7 @@ class DraftAdminMixin:
                 )
             request._saved_as_draft = True
             return
-        if {"publish_at", "unpublish_at"} & set(form.changed_data):
+        if hasattr(obj, "scheduled_by") and {"publish_at", "unpublish_at"} & set(form.changed_data):
             obj.scheduled_by = (
                 drafts._who(request.user) if (obj.publish_at or obj.unpublish_at) else ""
             )
@@ -93,13 +99,25 @@ class DraftAdminMixin:
         extra_context = dict(extra_context or {})
         obj = self.get_object(request, object_id) if object_id else None
         if obj is not None:
-            extra_context["draft"] = getattr(obj, "_draft", None)
-            extra_context["draftable"] = obj.published
+            draft = getattr(obj, "_draft", None)
+            extra_context["draft"] = draft
+            extra_context["draftable"] = drafts.is_live(obj)
             extra_context["findings"] = findings_for(obj)
-            extra_context["overdue"] = _overdue(obj)
+            extra_context["overdue"] = _overdue(obj, draft)
         return super().change_view(request, object_id, form_url, extra_context)
 
     # -- the list ---------------------------------------------------------------------
+
+    def get_queryset(self, request):
+        """Each row carries its draft's "Publish at" (one subquery, not a query per row)."""
+        drafts_of_model = ContentDraft.objects.filter(
+            content_type=ContentType.objects.get_for_model(self.model), object_id=OuterRef("pk")
+        )
+        return (
+            super()  # type: ignore[misc]
+            .get_queryset(request)
+            .annotate(draft_publish_at=Subquery(drafts_of_model.values("publish_at")[:1]))
+        )
 
     @admin.display(description="Check")
     def check_findings(self, obj):
@@ -115,7 +133,11 @@ class DraftAdminMixin:
     @admin.display(description="Schedule")
     def schedule(self, obj):
         parts = []
-        for label, when in (("publishes", obj.publish_at), ("unpublishes", obj.unpublish_at)):
+        for label, when in (
+            ("publishes", getattr(obj, "publish_at", None)),
+            ("unpublishes", getattr(obj, "unpublish_at", None)),
+            ("publishes its draft", getattr(obj, "draft_publish_at", None)),
+        ):
             if when:
                 late = (
                     " — OVERDUE: is the scheduler (celery beat) running?"
@@ -177,6 +199,13 @@ class DraftAdminMixin:
         return render(request, "admin/questions/draft_compare.html", context)
 
 
-def _overdue(obj) -> bool:
+def _overdue(obj, draft=None) -> bool:
+    """A scheduled time more than two minutes past: beat runs every 30 s, so the scheduler
+    is down or failing (nothing is ever published early, so this is the sign)."""
     cutoff = timezone.now() - dt.timedelta(minutes=2)
-    return any(w is not None and w < cutoff for w in (obj.publish_at, obj.unpublish_at))
+    times = (
+        getattr(obj, "publish_at", None),
+        getattr(obj, "unpublish_at", None),
+        draft.publish_at if draft is not None else None,
+    )
+    return any(w is not None and w < cutoff for w in times)

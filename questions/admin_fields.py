@@ -42,8 +42,13 @@ class ListWidget(forms.Widget):
         )
 
     def _cells(self, record: Any) -> list[str]:
+        """A stored record (a dict, or a key point's string) or, when the form is shown
+        again with an error, the row as posted (a list of cells, one per column)."""
         if isinstance(record, dict):
             return ["" if record.get(c) is None else str(record.get(c)) for c in self.columns]
+        if isinstance(record, list | tuple):
+            cells = ["" if c is None else str(c) for c in record][: len(self.columns)]
+            return cells + [""] * (len(self.columns) - len(cells))
         return [str(record)]
 
     def _row(self, name: str, index: int, cells: list[str]) -> str:

@@ -59,3 +59,5 @@ class QuestionsConfig(AppConfig):
         from .search import ensure_sqlite_index
 
         post_migrate.connect(ensure_sqlite_index, sender=self)
+        # Beat's task, so a worker registers it (autodiscovery imports only tasks.py).
+        from . import beat  # noqa: F401

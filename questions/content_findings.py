@@ -19,10 +19,13 @@ from .validation import database_problems, key_point_problems
 
 
 def findings_for(obj: Any) -> list[str]:
-    """``rule: message`` lines for ``obj`` (a question or concept); empty when clean."""
+    """``rule: message`` lines for ``obj`` (a question, concept, guide or guide item);
+    empty when clean. A guide item has no checked month of its own (its section's and
+    guide's hold it), so only its text is checked."""
     found: list[str] = []
-    texts = [obj.body] + ([obj.answer] if isinstance(obj, Question) else [])
+    texts = [getattr(obj, "body", None) or getattr(obj, "intro", "")]
     if isinstance(obj, Question):
+        texts.append(obj.answer)
         words = word_count(obj.answer)
         if words < ANSWER_MIN_WORDS:
             found.append(f"length: the answer has {words} words; at least {ANSWER_MIN_WORDS}")
@@ -33,6 +36,8 @@ def findings_for(obj: Any) -> list[str]:
     for text in texts:
         found += [f"{rule}: {message}" for rule, message in find_box_problems(text or "")]
         found += [f"directive: {p}" for p in database_problems(text or "")]
+    if not hasattr(obj, "checked"):
+        return list(dict.fromkeys(found))
     if obj.checked:
         if problem := month_problem(obj.checked):
             found.append(f"checked: {problem}")

@@ -33,6 +33,14 @@ DRAFT_FIELDS: dict[type, tuple[str, ...]] = {
 }  # fmt: skip
 
 
+def is_live(obj: Any) -> bool:
+    """Whether learners read ``obj`` now, so an edit should go to a draft first: a guide
+    item has no flag of its own and is live when its guide is."""
+    if isinstance(obj, GuideItem):
+        return bool(obj.pk and obj.section.guide.published)
+    return bool(getattr(obj, "published", False))
+
+
 def draft_for(obj: Any) -> ContentDraft | None:
     if obj.pk is None or type(obj) not in DRAFT_FIELDS:
         return None

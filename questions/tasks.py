@@ -1,4 +1,8 @@
-"""Celery tasks for content. Tasks only adapt: they call ``questions.similarity``."""
+"""Celery tasks for content. Tasks only adapt: they call ``questions.similarity``.
+
+Beat's task (``questions.publish_due``) is in ``questions.beat``: the scheduling service
+it calls publishes through services that queue the tasks here, so it cannot live here
+without an import cycle."""
 
 from __future__ import annotations
 
@@ -14,9 +18,6 @@ logger = logging.getLogger(__name__)
 # queued one reads the content as it is when it runs.
 PENDING_KEY = "questions:similarity:pending"
 PENDING_SECONDS = 10 * 60
-# A publish_due run still queued after this long is dropped: the next beat tick does the
-# same work, so a backlog of them (a worker down for an hour) runs once, not sixty times.
-PUBLISH_DUE_EXPIRES = 50
 
 
 @shared_task(name="questions.recompute_similarity", acks_late=True)
@@ -75,18 +76,3 @@ def schedule_practice_check(question) -> None:
             logger.exception("Could not queue questions.check_practice")
 
     transaction.on_commit(enqueue)
-
-
-@shared_task(name="questions.publish_due", acks_late=True, expires=PUBLISH_DUE_EXPIRES)
-def publish_due() -> int:
-    """Beat's entry (``CELERY_BEAT_SCHEDULE``): publish what is due. Idempotent, so a run
-    delivered twice, or two runs overlapping, publish each item once."""
-    from . import scheduling
-
-    report = scheduling.publish_due()
-    if report.count:
-        logger.info(
-            "Scheduled publishing: published %s; unpublished %s; drafts %s",
-            report.published, report.unpublished, report.drafts,
-        )  # fmt: skip
-    return report.count

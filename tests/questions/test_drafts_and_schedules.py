@@ -89,7 +89,7 @@ def test_a_scheduled_draft_and_unpublish_apply_when_due():
 def test_the_beat_task_runs_the_service(monkeypatch):
     from django.utils import timezone
 
-    from questions.tasks import publish_due
+    from questions.beat import publish_due
 
     q = QuestionFactory(published=False, publish_at=T0)
     monkeypatch.setattr(timezone, "now", lambda: T0 - dt.timedelta(seconds=5))
@@ -102,6 +102,21 @@ def test_the_beat_task_runs_the_service(monkeypatch):
 def test_beat_schedules_the_task_often_enough(settings):
     entry = settings.CELERY_BEAT_SCHEDULE["publish-due"]
     assert entry["task"] == "questions.publish_due" and entry["schedule"] <= 60
+
+
+def test_a_worker_knows_the_beat_task():
+    """The task is outside tasks.py (autodiscovery's module); the app's ready() registers
+    it, so a worker started the usual way has it. A fresh interpreter, as a worker is:
+    in this one another test may have imported the module already."""
+    import subprocess
+    import sys
+
+    code = (
+        "import django; django.setup(); from inferview.celery import app; "
+        "app.loader.import_default_modules(); print('questions.publish_due' in app.tasks)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True", out.stderr
 
 
 @pytest.fixture
