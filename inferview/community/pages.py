@@ -15,6 +15,7 @@ from inferview.community.discussion.selectors import (
     discussion,
     visible_comments,
 )
+from inferview.community.practice.key_points import last_key_points
 from inferview.community.practice.selectors import (
     Practice,
     difficulty_tally,
@@ -97,7 +98,16 @@ def question_page_context(
         # the reveal too (the fold opens without a round trip).
         practice.intervals = scheduling.preview_intervals(card=card)
     next_question, closest = up_next(question, user)
+    # the last scoring shows in the key points box, ticks kept (one query, only when the
+    # learner may read the points)
+    key_point_score = (
+        last_key_points(user=user, question=question)
+        if is_signed_in and readable and question.key_points
+        else None
+    )
     return {
+        "key_point_score": key_point_score,
+        "key_points_made": set(key_point_score.made) if key_point_score else set(),
         "is_bookmarked": bookmarked,
         "practice": practice,
         "rating_choices": [

@@ -90,3 +90,31 @@
       });
   });
 })();
+
+// Times in the reader's time zone: the server writes UTC (pages may be cached for every
+// reader, so it cannot know the zone); the browser rewrites each <time data-local-time>
+// in its own zone and names it.
+(function () {
+  "use strict";
+  var zone;
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch (e) {
+    return; // no Intl: the UTC text stays, and says so
+  }
+  var format = new Intl.DateTimeFormat(undefined, {
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+  var times = document.querySelectorAll("time[data-local-time]");
+  for (var i = 0; i < times.length; i++) {
+    var when = new Date(times[i].getAttribute("datetime"));
+    if (isNaN(when.getTime())) continue;
+    times[i].textContent = format.format(when);
+    times[i].title = "In your time zone (" + zone + ")";
+  }
+})();

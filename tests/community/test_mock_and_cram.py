@@ -328,3 +328,35 @@ def test_a_bad_number_in_a_mock_keeps_what_was_typed(client_for, free_user, db):
     assert r.status_code == 400 and "Enter a number" in html
     assert "My long reasoning</textarea>" in html and 'value="lots"' in html
     assert MockItem.objects.get(session=session, position=1).answered_at is None
+
+
+def test_a_mock_asks_one_scenario_and_debriefs_beside_the_right_number(client_for, free_user, db):
+    track = TrackFactory(slug="scenario")
+    q = QuestionFactory(
+        track=track,
+        kind="calculation",
+        practice=SPEC,
+        key_points=POINTS,
+        body="A worked case: **300 ms** TTFT and 500 tokens.",
+        answer="The model answer: multiply bytes per token by tokens.",
+    )
+    QuestionFactory(track=track, key_points=POINTS)
+    QuestionFactory(track=track, key_points=POINTS)
+    c = client_for(free_user)
+    c.post(reverse("community:mocks"), {"track": "scenario", "size": 3, "minutes": 5})
+    session = MockSession.objects.get()
+    url = reverse("community:mock", args=[session.pk])
+    for item in session.items.order_by("position"):
+        page = c.get(url).content.decode()
+        data = {"position": item.position, "response": f"my answer {item.position}"}
+        if item.question_id == q.pk:
+            assert "300 ms" not in page  # the worked case's numbers are not asked too
+            assert 'data-testid="prompt"' in page
+            data |= {"value": "12.5", "unit": "GB"}
+        c.post(url, data)
+    c.post(url, {f"made-{i.position}": ["1"] for i in session.items.all()})
+    html = c.get(url).content.decode()
+    assert 'data-testid="mock-debrief"' in html
+    assert "Your number" in html and "12.5 GB" in html and "The right number" in html
+    assert "The model answer: multiply" in html
+    assert html.count("Made:") == 3 and html.count("Missed:") == 3 * (len(POINTS) - 1)

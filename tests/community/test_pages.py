@@ -85,3 +85,17 @@ def test_personal_pages_need_sign_in(client):
     for url in ["/dashboard/", "/review/", "/bookmarks/"]:
         response = client.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_key_points_result_shows_in_place_and_the_ticks_stay(client_for, free_user):
+    from django.urls import reverse
+
+    q = QuestionFactory(key_points=["First point.", "Second point.", "Third point."])
+    c = client_for(free_user)
+    r = c.post(reverse("community:key-points", args=[q.pk]), {"made": ["1", "3"]})
+    assert r["Location"].endswith("#key-points")  # back where the learner clicked
+    html = c.get(r["Location"]).content.decode()
+    box = html[html.index('id="key-points"') :]
+    assert "You made 2 of 3 key points" in box
+    assert 'value="1" checked' in box and 'value="3" checked' in box
+    assert 'value="2" checked' not in box

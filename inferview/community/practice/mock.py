@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
+from calculators.formatting import number
 from inferview.access import policy
 from inferview.community.common import require_user
 from inferview.community.models import MockItem, MockSession
@@ -236,6 +237,46 @@ def summary(session: MockSession) -> list[SummaryRow]:
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class Debrief:
+    """One question of a finished mock, for the debrief: what the learner said and gave,
+    beside the right number and the points a good answer makes (ticked or missed). The
+    number and the points follow the access policy like the answer they belong to."""
+
+    row: SummaryRow
+    readable: bool
+    your_number: str
+    right_number: str
+    points: list[tuple[str, bool]]  # (point, made)
+
+
+def debrief(session: MockSession, user: Any) -> list[Debrief]:
+    out = []
+    for row in summary(session):
+        item = row.item
+        readable = policy.can_read(user, item.question)
+        numeric = item.numeric
+        made = set(item.key_points.made) if item.key_points else set()
+        points = key_points.key_points_for(user, item.question) if readable else []
+        out.append(
+            Debrief(
+                row=row,
+                readable=readable,
+                your_number=numeric.value_text if numeric else "",
+                right_number=_right_number(numeric, item.question) if readable else "",
+                points=[(p, n in made) for n, p in enumerate(points, start=1)],
+            )
+        )
+    return out
+
+
+def _right_number(numeric: Any, question: Any) -> str:
+    spec = question.practice_spec
+    if numeric is None or spec is None:
+        return ""
+    return f"{number(numeric.expected)} {spec.unit}"
 
 
 def history(*, user: Any, limit: int = 20) -> list[MockSession]:

@@ -109,8 +109,11 @@ def mock_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "total": len(session.items.all()),
     }
     if item is not None:
-        context["body_html"] = render_markdown(item.question.body)
-        if item.question.practice_spec is not None:
+        # one scenario per question: a graded question is asked with the learner's drawn
+        # numbers only, so its prose (with the worked case's numbers) is left out
+        if item.question.practice_spec is None:
+            context["body_html"] = render_markdown(item.question.body)
+        else:
             asked = graded.variant(
                 user=request.user, session=request.session, question=item.question
             )
@@ -136,4 +139,8 @@ def mock_detail(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         context["rows"] = mock.summary(session)
         context["weak"] = [row for row in context["rows"] if row.review_next]
+        context["debrief"] = [
+            (d, render_markdown(d.row.item.question.answer) if d.readable else None)
+            for d in mock.debrief(session, request.user)
+        ]
     return render(request, "community/mock.html", context, status=400 if errors else 200)
