@@ -125,6 +125,16 @@ def staff_user(db):
 
 
 @pytest.fixture
+def admin_user(admin_user):
+    """pytest-django's superuser, with the authenticator app the admin requires of staff
+    (inferview.accounts.security)."""
+    from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+
+    TOTP.activate(admin_user, generate_totp_secret())
+    return admin_user
+
+
+@pytest.fixture
 def moderator(db):
     """Staff with the one permission moderation needs (``community.moderate_comment``)."""
     from django.contrib.auth.models import Permission
