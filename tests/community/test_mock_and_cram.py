@@ -188,7 +188,11 @@ def test_ticking_an_item_goes_back_to_the_plan_whatever_back_says(
     r = client_for(free_user).post(
         reverse("community:cram"), {"item": item.pk, "back": "https://evil.example/"}
     )
-    assert (r.status_code, r["Location"]) == (302, reverse("community:cram"))
+    # back to the plan, at the item ticked (the place is kept), never to "back"
+    assert (r.status_code, r["Location"]) == (
+        302,
+        f"{reverse('community:cram')}#cram-item-{item.pk}",
+    )
     assert CramItem.objects.get(pk=item.pk).done_at is not None
 
 
@@ -360,3 +364,18 @@ def test_a_mock_asks_one_scenario_and_debriefs_beside_the_right_number(client_fo
     assert "Your number" in html and "12.5 GB" in html and "The right number" in html
     assert "The model answer: multiply" in html
     assert html.count("Made:") == 3 and html.count("Missed:") == 3 * (len(POINTS) - 1)
+
+
+def test_a_confident_question_is_not_listed_as_new(free_user, track_with_questions):
+    from inferview.community.practice import services
+
+    track, readable, _ = track_with_questions
+    first = readable[0]
+    services.progress_set(user=free_user, question=first, status="confident")
+    plan = cram.create(
+        user=free_user,
+        interview_on=timezone.localdate() + dt.timedelta(days=3),
+        track_slugs=[track.slug],
+    )
+    listed = set(plan.items.values_list("question_id", flat=True))
+    assert first.pk not in listed and listed  # the others are still new

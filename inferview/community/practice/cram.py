@@ -29,6 +29,8 @@ from inferview.community.models import (
     CramPlan,
     KeyPointScore,
     NumericAnswer,
+    Progress,
+    ProgressStatus,
     Rating,
     ReviewCard,
 )
@@ -82,8 +84,14 @@ def candidates_for(
         weak_points[s.question_id] = s.fraction  # the latest wins
     wrong = set(
         NumericAnswer.objects.filter(
-            draw__user=user, draw__question_id__in=ids, correct=False
+            draw__user=user, draw__question_id__in=ids, correct=False, after_shown=False
         ).values_list("draw__question_id", flat=True)
+    )
+    # a question the learner marked Confident (by hand, or by a Good rating) is not new
+    confident = set(
+        Progress.objects.filter(
+            user=user, question_id__in=ids, status=ProgressStatus.CONFIDENT
+        ).values_list("question_id", flat=True)
     )
     horizon = dt.datetime.combine(interview_on, dt.time.min, tzinfo=dt.UTC)
     out = []
@@ -100,7 +108,7 @@ def candidates_for(
             out.append(
                 Candidate(pk, "weak", (points if points is not None else 0.5, order, number))
             )
-        elif card is None:
+        elif card is None and pk not in confident:
             out.append(Candidate(pk, "new", (order, number)))
     return out
 

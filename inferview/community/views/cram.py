@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from inferview.community.practice import cram
@@ -64,8 +65,9 @@ def cram_plan(request: HttpRequest) -> HttpResponse:
             except PermissionDenied as exc:
                 raise Http404("No such item.") from exc
             # Always back to the plan: the only form that ticks items is on it, and a
-            # caller-chosen address here would be an open redirect.
-            return redirect("community:cram")
+            # caller-chosen address here would be an open redirect. The fragment keeps
+            # the learner's place (the item they ticked), not the top of the page.
+            return redirect(f"{reverse('community:cram')}#cram-item-{tick.cleaned_data['item']}")
         if form.is_valid():
             try:
                 cram.create(
