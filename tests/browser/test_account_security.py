@@ -14,6 +14,7 @@ import json
 import pyotp
 import pytest
 from allauth.account.models import EmailAddress
+from axe_playwright_python.sync_playwright import Axe
 from django.conf import settings
 from playwright.sync_api import expect
 
@@ -23,6 +24,20 @@ from tests.factories import ConceptFactory, QuestionFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = settings.VAR_DIR / "screenshots"
+
+
+def page_problems(page) -> list[str]:
+    """Sideways scrolling and serious or critical axe findings, as the learner pages test."""
+    problems = []
+    overflow = page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    if overflow > 0:
+        problems.append(f"{page.url}: scrolls {overflow}px sideways")
+    for v in Axe().run(page).response["violations"]:
+        if v["impact"] in ("serious", "critical"):
+            problems.append(f"{page.url}: axe {v['impact']} {v['id']}: {v['help']}")
+    return problems
 
 
 def sign_in(page, base, user):
@@ -45,6 +60,7 @@ def test_staff_set_up_two_factor_from_the_admin_refusal(browser, live_server):
     expect(page.get_by_role("heading", level=1)).to_have_text(
         "Turn on two-factor sign-in to use the admin"
     )
+    assert page_problems(page) == []
     page.screenshot(path=str(SHOTS / "admin-two-factor-required.png"))
     page.get_by_role("link", name="Set up two-factor sign-in").click()
     # Changing how one signs in asks for the password again first.
@@ -53,6 +69,7 @@ def test_staff_set_up_two_factor_from_the_admin_refusal(browser, live_server):
     page.get_by_role("button", name="Confirm").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Set up an authenticator app")
     expect(page.locator("img.totp-qr")).to_be_visible()
+    assert page_problems(page) == []
     page.screenshot(path=str(SHOTS / "mfa-activate.png"), full_page=True)
     secret = page.locator("#authenticator_secret").inner_text().strip()
     page.get_by_label("Authenticator code").fill(pyotp.TOTP(secret).now())
@@ -60,6 +77,7 @@ def test_staff_set_up_two_factor_from_the_admin_refusal(browser, live_server):
     expect(page.get_by_role("heading", level=1)).to_have_text("Recovery codes")
     codes = page.locator("#recovery_codes").inner_text().split()
     assert len(codes) == 10
+    assert page_problems(page) == []
     page.screenshot(path=str(SHOTS / "mfa-recovery-codes.png"), full_page=True)
     with page.expect_download() as info:
         page.get_by_role("link", name="Download codes").click()
@@ -91,6 +109,7 @@ def test_a_reader_sees_their_sessions_and_downloads_their_data(browser, live_ser
     expect(sessions).to_contain_text("Chrom")
     suffix = "-phone" if viewport["width"] < 600 else ""
     page.locator("#security-heading").scroll_into_view_if_needed()
+    assert page_problems(page) == []
     page.screenshot(path=str(SHOTS / f"account-security{suffix}.png"), full_page=True)
     with page.expect_download() as info:
         page.get_by_role("link", name="Download your data").click()
