@@ -130,3 +130,28 @@ def test_a_broker_that_is_away_costs_the_email_not_the_reply(
             user=UserFactory(), question=question, body="Still posted.", parent=top
         )
     assert reply.pk and mail.outbox == []
+
+
+def test_the_reply_email_links_to_the_host_the_site_is_served_on(
+    client_for, thread, eager, django_capture_on_commit_callbacks, settings
+):
+    """`make run` serves 127.0.0.1:8000; SITE_DOMAIN says localhost:8000 (another host,
+    so a cookie set on one is not sent to the other and the reader lands signed out)."""
+    settings.SITE_DOMAIN = "localhost:8000"
+    settings.ALLOWED_HOSTS = ["127.0.0.1", "localhost", "testserver"]
+    question, author, top = thread
+    replier = UserFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(replier).post(
+            f"/community/question/{question.pk}/comments/",
+            {"body": "Also the KV cache.", "parent": top.pk},
+            HTTP_HOST="127.0.0.1:8000",
+        )
+    (message,) = mail.outbox
+    assert f"http://127.0.0.1:8000{question.get_absolute_url()}#comment-" in message.body
+    assert "localhost:8000" not in message.body
+
+
+def test_a_reply_made_without_a_request_links_to_site_domain(thread, eager, settings):
+    assert notifications.site_origin(None) == f"http://{settings.SITE_DOMAIN}"
+    assert notifications.site_origin("javascript:alert(1)") == f"http://{settings.SITE_DOMAIN}"

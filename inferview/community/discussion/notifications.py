@@ -11,6 +11,7 @@ it is read off the author row, as the access app reads the user's currency.
 from __future__ import annotations
 
 import logging
+import re
 
 from celery import shared_task
 from django.conf import settings
@@ -40,7 +41,16 @@ def _recipient(reply: Comment):
     return to
 
 
-def send_reply_email(comment_id: int) -> bool:
+def site_origin(site: str | None) -> str:
+    """The origin e-mails link to: the one the request came in on when the caller knows
+    it (a validated host: ``request.build_absolute_uri``), else ``SITE_DOMAIN``."""
+    if site and re.fullmatch(r"https?://[A-Za-z0-9.\-\[\]:]{1,253}", site):
+        return site
+    protocol = getattr(settings, "ACCOUNT_DEFAULT_HTTP_PROTOCOL", "http")
+    return f"{protocol}://{settings.SITE_DOMAIN}"
+
+
+def send_reply_email(comment_id: int, site: str | None = None) -> bool:
     """Email the author of the comment ``comment_id`` replies to; True if one was sent."""
     reply = (
         Comment.objects.select_related("author", "parent__author", "question__track", "concept")
@@ -52,8 +62,7 @@ def send_reply_email(comment_id: int) -> bool:
     to = _recipient(reply)
     if to is None:
         return False
-    protocol = getattr(settings, "ACCOUNT_DEFAULT_HTTP_PROTOCOL", "http")
-    site = f"{protocol}://{settings.SITE_DOMAIN}"
+    site = site_origin(site)
     context = {
         "recipient": to,
         "replier": reply.author.public_name if reply.author else "Someone",
@@ -71,11 +80,11 @@ def send_reply_email(comment_id: int) -> bool:
 
 
 @shared_task(name="community.notify_reply", acks_late=True)
-def notify_reply(comment_id: int) -> bool:
-    return send_reply_email(comment_id)
+def notify_reply(comment_id: int, site: str | None = None) -> bool:
+    return send_reply_email(comment_id, site)
 
 
-def schedule_reply_email(reply: Comment) -> None:
+def schedule_reply_email(reply: Comment, *, site: str | None = None) -> None:
     """Queue the email once the reply's transaction commits, if it would be sent as things
     stand (the task asks again). Nothing here may raise: the reply is saved, and a broker
     that is away costs the email, not the page."""
@@ -84,7 +93,7 @@ def schedule_reply_email(reply: Comment) -> None:
 
     def enqueue() -> None:
         try:
-            notify_reply.delay(reply.pk)
+            notify_reply.delay(reply.pk, site)
         except Exception:
             logger.exception("could not queue community.notify_reply for %s", reply.pk)
 

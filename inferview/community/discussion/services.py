@@ -46,9 +46,12 @@ def comment_create(
     question: Question | None = None,
     concept: Concept | None = None,
     parent: Comment | None = None,
+    site: str | None = None,
 ) -> Comment:
     """Post a comment, or a reply to a top-level comment on the same item (whose author
-    is then emailed, if they want replies: ``notifications``)."""
+    is then emailed, if they want replies: ``notifications``). ``site`` is the origin the
+    request came in on (``http://127.0.0.1:8000``), so the e-mail links where the reader
+    is signed in; without one, ``SITE_DOMAIN``."""
     require_user(user)
     target = target_kwargs(question, concept)
     body = _clean_body(body)
@@ -78,7 +81,7 @@ def comment_create(
         body_html=str(render_untrusted_markdown(body)),
         **target,
     )
-    schedule_reply_email(comment)  # after the commit, and only for a reply
+    schedule_reply_email(comment, site=site)  # after the commit, and only for a reply
     return comment
 
 

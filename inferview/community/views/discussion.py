@@ -76,7 +76,12 @@ def comment_post(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         if not form.errors:
             try:
                 comment = discussion_services.comment_create(
-                    user=request.user, body=form.cleaned_data["body"], parent=parent, **target
+                    user=request.user,
+                    body=form.cleaned_data["body"],
+                    parent=parent,
+                    # the reply e-mail links to the host this reader uses (issue 29)
+                    site=request.build_absolute_uri("/").rstrip("/"),
+                    **target,
                 )
             except ValidationError as exc:
                 _apply_errors(form, exc)
