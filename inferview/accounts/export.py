@@ -26,11 +26,13 @@ from allauth.account.models import EmailAddress
 from allauth.mfa.models import Authenticator
 from allauth.usersessions.models import UserSession
 from django.contrib.admin.models import LogEntry
+from django.urls import reverse
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 from reversion.models import Revision
 
 from calculators.models import CalculationRun
+from inferview.access import selectors as access_selectors
 from inferview.access.models import Entitlement, Purchase
 from inferview.community.corrections.selectors import reports_for
 from inferview.community.models import (
@@ -308,7 +310,9 @@ def _corrections(user: Any) -> list[Row]:
 
 
 def _purchases(user: Any) -> list[Row]:
-    return _values(
+    # Every purchase, with the address of its receipt where it is one (it took money).
+    receipts = set(access_selectors.receipts_of(user=user).values_list("id", flat=True))
+    rows = _values(
         Purchase.objects.filter(user=user).order_by("id"),
         "id",
         "provider",
@@ -322,6 +326,11 @@ def _purchases(user: Any) -> list[Row]:
         "paid_at",
         "revoked_at",
     )
+    for row in rows:
+        row["receipt_url"] = (
+            reverse("access:receipt", args=[row["id"]]) if row["id"] in receipts else None
+        )
+    return rows
 
 
 def _entitlements(user: Any) -> list[Row]:

@@ -52,6 +52,10 @@ class SessionRow:
     last_seen_at: datetime
     current: bool
 
+    @property
+    def just_now(self) -> bool:
+        return (timezone.now() - self.last_seen_at).total_seconds() < 60
+
 
 def describe_device(user_agent: str) -> str:
     """ "Chrome on Linux": enough to recognise a device, from the User-Agent alone."""

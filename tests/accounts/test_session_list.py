@@ -26,6 +26,7 @@ def test_the_account_page_lists_each_signed_in_device(verified_user):
     assert "Chrome on Android" in html and "Firefox on Linux" in html
     assert "198.51.100.7" in html and "203.0.113.5" in html
     assert html.count("this device") == 1
+    assert "last seen <time" in html and "just now" in html
     # The page never carries a session key.
     for key in UserSession.objects.values_list("session_key", flat=True):
         assert key not in html
