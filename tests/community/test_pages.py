@@ -51,6 +51,15 @@ def test_track_home_curriculum_show_progress_for_learner(client_for, free_user, 
     for url in ["/", "/curriculum/", question.track.get_absolute_url()]:
         html = c.get(url).content.decode()
         assert "1 confident · 0 attempted · 2 total" in html, url
+    # the track page's mastery line counts what is due too
+    practice_services.review_rate(user=free_user, question=question, rating=1)
+    from django.utils import timezone
+
+    from inferview.community.models import ReviewCard
+
+    ReviewCard.objects.filter(user=free_user).update(due=timezone.now())
+    html = c.get(question.track.get_absolute_url()).content.decode()
+    assert '<a href="/review/" data-testid="track-due">1 due for review</a>' in html
 
 
 def test_track_list_rows_show_bookmark_toggle_and_comment_count(client_for, free_user, question):

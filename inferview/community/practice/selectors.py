@@ -27,6 +27,7 @@ class TrackProgress:
     total: int
     attempted: int = 0
     confident: int = 0
+    due: int | None = None  # reviews due now (the track page counts them; lists do not)
 
     @property
     def confident_percent(self) -> int:
@@ -79,10 +80,14 @@ def track_progress(user: Any, track: Any, *, total: int) -> TrackProgress | None
         .annotate(n=Count("id"))
         .values_list("status", "n")
     )
+    due = ReviewCard.objects.filter(
+        user=user, question__track=track, question__published=True, due__lte=timezone.now()
+    ).count()
     return TrackProgress(
         total=total,
         attempted=counts.get(ProgressStatus.ATTEMPTED, 0),
         confident=counts.get(ProgressStatus.CONFIDENT, 0),
+        due=due,
     )
 
 
