@@ -89,7 +89,7 @@ def test_wrong_then_right_then_a_follow_up(browser, live_server, width):
         gib = float(kv_gb(prompt)) * 1e9 / 2**30
         page.get_by_label("Your answer").fill(f"{gib:.6g}")
         page.get_by_label("Unit").select_option("GiB")
-        page.get_by_role("button", name="Check my answer").click()
+        page.get_by_role("button", name="Try again").click()  # after a wrong answer
         expect(page.get_by_test_id("grade")).to_contain_text("Right")
         expect(page.locator(".calc-worked-steps")).to_be_visible()
         assert page.get_by_test_id("prompt").inner_text() == prompt  # same numbers

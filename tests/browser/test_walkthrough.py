@@ -35,7 +35,10 @@ def test_walk_home_to_concept(browser, live_server, viewport, artifacts_dir):
 
     page.locator(".question-row-title").first.click()
     page.wait_for_url("**/tracks/*/1/*/")
-    expect(page.locator("#answer-text")).to_be_visible()  # question 1 is open to everyone
+    # question 1 is open to everyone: folded until the reader reveals it (try first)
+    expect(page.locator("#answer-text")).to_be_hidden()
+    page.get_by_text("Reveal the answer", exact=True).click()
+    expect(page.locator("#answer-text")).to_be_visible()
     expect(page.get_by_role("heading", name="The concepts behind this question")).to_be_visible()
     page.screenshot(path=str(artifacts_dir / f"question-{name}.png"), full_page=True)
 
