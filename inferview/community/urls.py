@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import corrections, cram, discussion, graded, learning, mock
+from .views import corrections, cram, discussion, graded, learning, mock, start
 
 app_name = "community"
 
@@ -22,6 +22,7 @@ urlpatterns = [
     path("practice/mock/", mock.mock_list, name="mocks"),
     path("practice/mock/<int:pk>/", mock.mock_detail, name="mock"),
     path("practice/cram/", cram.cram_plan, name="cram"),
+    path("start/", start.start, name="start"),
     path("community/<str:kind>/<int:pk>/comments/", discussion.comment_post, name="comment-post"),
     path("community/comments/<int:pk>/edit/", discussion.comment_edit, name="comment-edit"),
     path("community/comments/<int:pk>/delete/", discussion.comment_delete, name="comment-delete"),

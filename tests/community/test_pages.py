@@ -108,3 +108,32 @@ def test_key_points_result_shows_in_place_and_the_ticks_stay(client_for, free_us
     assert "You made 2 of 3 key points" in box
     assert 'value="1" checked' in box and 'value="3" checked' in box
     assert 'value="2" checked' not in box
+
+
+def test_start_here_offers_a_cram_plan_and_each_track_s_first_question(client_for, free_user):
+    from django.conf import settings
+
+    track = TrackFactory(title="Serving engines")
+    first = QuestionFactory(track=track, number=1)
+    QuestionFactory(track=track, number=2)
+    html = client_for(free_user).get("/start/").content.decode()
+    assert 'action="/practice/cram/"' in html and "Interview date" in html
+    assert "Serving engines" in html and f'href="{first.get_absolute_url()}"' in html
+    assert "0 confident · 0 attempted · 2 total" in html
+    assert settings.ACCOUNT_SIGNUP_REDIRECT_URL == "/start/"  # where a new account lands
+
+
+def test_a_new_account_lands_on_start_here(client):
+    import re
+
+    from django.core import mail
+
+    password = "A-long-passphrase-9"
+    client.post(
+        "/accounts/signup/",
+        {"email": "new@example.com", "password1": password, "password2": password},
+    )
+    link = re.search(r"https?://\S+/confirm-email/\S+", mail.outbox[-1].body).group(0)
+    confirmed = client.post(re.sub(r"https?://[^/]+", "", link))
+    assert confirmed["Location"] == "/start/"
+    assert "Start here" in client.get("/start/").content.decode()

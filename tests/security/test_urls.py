@@ -126,6 +126,7 @@ URLS: dict[str, Entry] = {
     "practice/mock/": ("/practice/mock/", (302, 200, 200, 200), "post"),
     "practice/mock/<int:pk>/": ("/practice/mock/{w.mock.pk}/", (302, 200, 404, 404), "post"),
     "practice/cram/": ("/practice/cram/", (302, 200, 200, 200), "post"),
+    "start/": ("/start/", (302, 200, 200, 200), ""),
     "community/questions/<int:pk>/rate/": (
         "/community/questions/{w.open_q.pk}/rate/",
         (405, 405, 405, 405),
