@@ -78,9 +78,7 @@ def question_with_calculator():
 
 
 @pytest.mark.parametrize(("width", "scheme"), [(360, "light"), (1280, "dark")])
-def test_an_anonymous_reader_reveals_the_answer_and_calculates(
-    browser, live_server, width, scheme
-):
+def test_an_anonymous_reader_reveals_the_answer_and_calculates(browser, live_server, width, scheme):
     q = question_with_calculator()
     context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
     page = context.new_page()
@@ -265,6 +263,7 @@ def test_the_header_gives_a_learner_practice_links(browser, live_server):
         menu = page.get_by_test_id("nav-practice")
         menu.get_by_text("Practice").click()
         for name, path in [
+            ("Start here", "/start/"),
             ("Reviews due", "/review/"),
             ("Mock interview", "/practice/mock/"),
             ("Cram plan", "/practice/cram/"),
