@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count
+from django.utils import timezone
 
 from inferview.community.common import signed_in
 from inferview.community.corrections.models import CorrectionKind, TargetType
@@ -80,6 +81,27 @@ def annotate_questions(
         q.is_bookmarked = q.pk in (bookmarked or ())
         q.progress_status = statuses.get(q.pk, ProgressStatus.NOT_STARTED)
         q.comment_count = counts.get(q.pk, 0)
+
+
+PROGRESS_FILTERS = {
+    "not_started": "Not started",
+    "attempted": "Attempted",
+    "confident": "Confident",
+    "due": "Due for review",
+}
+
+
+def filter_by_progress(user: Any, questions: Any, progress: str) -> Any:
+    """``questions`` narrowed to the learner's progress (signed out: unchanged)."""
+    if not signed_in(user) or progress not in PROGRESS_FILTERS:
+        return questions
+    if progress == "due":
+        due = ReviewCard.objects.filter(user=user, due__lte=timezone.now())
+        return questions.filter(pk__in=due.values("question_id"))
+    mine = Progress.objects.filter(user=user)
+    if progress == "not_started":
+        return questions.exclude(pk__in=mine.values("question_id"))
+    return questions.filter(pk__in=mine.filter(status=progress).values("question_id"))
 
 
 def question_page_context(

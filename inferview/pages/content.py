@@ -107,8 +107,23 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     track, questions = selectors.track_detail(slug)
     total, readable = selectors.track_counts(questions, policy.readable_levels(request.user))
     track.progress = practice_selectors.track_progress(request.user, track, total=total)
+    # Filters are plain GET parameters (a filtered view is a link); an unknown value is
+    # "any". The counts above stay the whole track's (its mastery line).
+    filters = {
+        "difficulty": _choice(request.GET.get("difficulty", ""), Difficulty.values),
+        "kind": _choice(request.GET.get("kind", ""), Kind.values),
+        "access": _choice(request.GET.get("access", ""), AccessLevel.values),
+        "progress": _choice(request.GET.get("progress", ""), community_pages.PROGRESS_FILTERS)
+        if request.user.is_authenticated
+        else "",
+    }
+    shown = total
+    if any(filters.values()):
+        questions = questions.filter(**{k: v for k, v in filters.items() if v and k != "progress"})
+        questions = community_pages.filter_by_progress(request.user, questions, filters["progress"])
+        shown = questions.count()
     paginator = Paginator(questions, TRACK_PAGE_SIZE)
-    paginator.count = total  # already counted, with the readable answers
+    paginator.count = shown  # already counted, with the readable answers
     page = paginator.get_page(request.GET.get("page"))
     rows = list(page.object_list)
     for q in rows:
@@ -134,6 +149,12 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
             "readable": readable,
             "description_html": render_markdown(track.description),
             "rows_html": render_rows(rows, tools=tools),
+            "filters": {**filters, "active": any(filters.values())},
+            "shown": shown,
+            "difficulty_choices": Difficulty.choices,
+            "kind_choices": Kind.choices,
+            "access_choices": AccessLevel.choices,
+            "progress_choices": list(community_pages.PROGRESS_FILTERS.items()),
         },
     )
 

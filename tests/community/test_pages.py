@@ -137,3 +137,27 @@ def test_a_new_account_lands_on_start_here(client):
     confirmed = client.post(re.sub(r"https?://[^/]+", "", link))
     assert confirmed["Location"] == "/start/"
     assert "Start here" in client.get("/start/").content.decode()
+
+
+def test_track_pages_filter_by_difficulty_kind_access_and_progress(client_for, free_user):
+    track = TrackFactory()
+    easy = QuestionFactory(track=track, number=1, difficulty="easy", kind="calculation")
+    hard = QuestionFactory(track=track, number=2, difficulty="hard", access="account")
+    third = QuestionFactory(track=track, number=3, difficulty="hard")
+    ProgressFactory(user=free_user, question=third, status="confident")
+    c = client_for(free_user)
+    url = track.get_absolute_url()
+
+    def titles(query):
+        html = c.get(f"{url}?{query}").content.decode()
+        return {q.title for q in (easy, hard, third) if q.title in html}
+
+    assert titles("difficulty=hard") == {hard.title, third.title}
+    assert titles("kind=calculation") == {easy.title}
+    assert titles("access=account") == {hard.title}
+    assert titles("progress=confident") == {third.title}
+    assert titles("progress=not_started&difficulty=hard") == {hard.title}
+    assert titles("difficulty=bogus") == {easy.title, hard.title, third.title}  # "any"
+    html = c.get(f"{url}?difficulty=hard").content.decode()
+    assert "Showing 2 of 3 questions." in html
+    assert "0 due for review" in html  # the mastery line is the whole track's
