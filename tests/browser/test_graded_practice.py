@@ -107,13 +107,14 @@ def test_wrong_then_right_then_a_follow_up(browser, live_server, width):
     assert problems == []
 
 
-def test_a_three_question_mock_interview_and_its_summary(browser, live_server):
+@pytest.mark.parametrize("width", [360, 1280])
+def test_a_three_question_mock_interview_and_its_summary(browser, live_server, width):
     track = TrackFactory(slug="mock-track", title="Mock track")
     calc = QuestionFactory(track=track, kind="calculation", practice=SPEC, key_points=POINTS)
     for _ in range(2):
         QuestionFactory(track=track, key_points=POINTS)
     QuestionFactory(track=track, access="premium", key_points=POINTS)  # never drawn
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": width, "height": 800})
     sign_in(context, live_server, UserFactory())
     page = context.new_page()
     problems: list[str] = []
@@ -133,8 +134,12 @@ def test_a_three_question_mock_interview_and_its_summary(browser, live_server):
                 page.get_by_label("Your answer", exact=True).fill(kv_gb(prompt, factor=8))
             page.get_by_label("Your answer, as you would say it").fill(f"My answer {n}")
             if n == 1:
-                problems += axe_problems(page, "mock-question")
-                page.screenshot(path=str(SHOTS / "mock-question-1280.png"), full_page=True)
+                problems += axe_problems(page, f"mock-question-{width}")
+                page.screenshot(path=str(SHOTS / f"mock-question-{width}.png"), full_page=True)
+                # the clock stays in view while the learner writes at the bottom
+                page.get_by_role("button", name="Next question").scroll_into_view_if_needed()
+                box = page.locator("#mock-clock").bounding_box()
+                assert box is not None and 0 <= box["y"] <= 800 - box["height"], box
             button = "Finish answering" if n == 3 else "Next question"
             page.get_by_role("button", name=button).click()
         assert calc.title in seen and len(set(seen)) == 3
@@ -149,8 +154,14 @@ def test_a_three_question_mock_interview_and_its_summary(browser, live_server):
         expect(summary).to_be_visible()
         expect(summary).to_contain_text("2 of 3")
         expect(summary).to_contain_text(grading.MISTAKES["bits-for-bytes"].label)
-        page.screenshot(path=str(SHOTS / "mock-summary-1280.png"), full_page=True)
-        problems += axe_problems(page, "mock-summary")
+        # the debrief: the learner's number beside the right one, points made and missed
+        debrief = page.get_by_test_id("mock-debrief")
+        expect(debrief).to_contain_text("Your number")
+        expect(debrief).to_contain_text("The right number")
+        expect(debrief).to_contain_text("My answer 1")
+        assert debrief.locator(".point-made").count() == 2
+        page.screenshot(path=str(SHOTS / f"mock-summary-{width}.png"), full_page=True)
+        problems += axe_problems(page, f"mock-summary-{width}")
         page.goto(live_server.url + "/practice/mock/")
         expect(page.locator("table")).to_contain_text("Finished")
     finally:

@@ -1,7 +1,7 @@
 """Every page a learner can reach, at 360 px, with data in it: signed in with a finished
 mock, a purchase, a cram plan, graded answers, reviews, bookmarks and a comment. No page
 may be wider than the screen (the mock summary was 398 px, receipts 378 px); each page
-is also checked in dark mode and captured in var/screenshots/width-*.png.
+is also checked in dark mode and at 1280 px, and captured in var/screenshots/width-*.png.
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ def learner_with_everything():
 def test_no_page_is_wider_than_a_360_px_screen(browser, live_server):
     learner, pages = learner_with_everything()
     too_wide = []
-    for scheme in ("light", "dark"):
-        context = browser.new_context(viewport={"width": 360, "height": 780}, color_scheme=scheme)
+    for width, scheme in ((360, "light"), (360, "dark"), (1280, "light"), (1280, "dark")):
+        context = browser.new_context(viewport={"width": width, "height": 780}, color_scheme=scheme)
         sign_in(context, live_server, learner)
         page = context.new_page()
         try:
@@ -107,9 +107,11 @@ def test_no_page_is_wider_than_a_360_px_screen(browser, live_server):
                     fold.click()  # the folded answer's tables count too
                 overflow = page.evaluate(WIDTH)
                 if overflow > 0:
-                    too_wide.append(f"{name} ({scheme}): {360 + overflow}px")
+                    too_wide.append(f"{name} ({width}, {scheme}): {width + overflow}px")
                 SHOTS.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(SHOTS / f"width-{name}-360-{scheme}.png"), full_page=True)
+                page.screenshot(
+                    path=str(SHOTS / f"width-{name}-{width}-{scheme}.png"), full_page=True
+                )
         finally:
             context.close()
     assert too_wide == []
