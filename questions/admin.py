@@ -5,7 +5,6 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
@@ -15,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 
 from . import services
 from .admin_drafts import DraftAdminMixin
-from .admin_fields import KeyPointsField, ReferencesField
+from .admin_fields import KeyPointsField, LabelledSplitDateTime, ReferencesField
 from .admin_revisions import RevisionsAdmin
 from .checked import validate_checked
 from .dependents import dependents
@@ -396,7 +395,7 @@ class GuideItemAdminForm(GuideItemForm):
 
     publish_at = forms.SplitDateTimeField(
         required=False,
-        widget=AdminSplitDateTime,
+        widget=LabelledSplitDateTime,
         label="Publish draft at",
         help_text="With “Save as draft”: the draft goes live at this time (server time zone).",
     )

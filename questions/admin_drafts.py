@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -17,6 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from . import drafts
+from .admin_fields import LabelledSplitDateTime
 from .admin_revisions import field_diffs
 from .content_findings import findings_for
 from .models import ContentDraft
@@ -33,6 +35,7 @@ class DraftAdminMixin:
     admin_site: Any
     model: Any
     message_user: Any
+    formfield_overrides = {models.DateTimeField: {"widget": LabelledSplitDateTime}}
 
     def get_urls(self):
         info = self.model._meta.app_label, self.model._meta.model_name
@@ -193,10 +196,18 @@ class DraftAdminMixin:
             "opts": self.model._meta,
             "original": obj,
             "draft": draft,
-            "diffs": field_diffs(live, proposed),
+            "diffs": _in_form_order(field_diffs(live, proposed), self.model),
             "title": f"Draft compared with live: {obj}",
         }
         return render(request, "admin/questions/draft_compare.html", context)
+
+
+def _in_form_order(diffs: list[dict], model) -> list[dict]:
+    """The changed fields in the order the form has them, each with its label."""
+    order = drafts.DRAFT_FIELDS[model]
+    for d in diffs:
+        d["label"] = str(model._meta.get_field(d["field"]).verbose_name).capitalize()
+    return sorted(diffs, key=lambda d: order.index(d["field"]) if d["field"] in order else 99)
 
 
 def _overdue(obj, draft=None) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html, format_html_join
 
@@ -19,9 +20,16 @@ SPARE_ROWS = 2
 class ListWidget(forms.Widget):
     """Rows of inputs for a list of records; ``columns`` names each row's inputs."""
 
-    def __init__(self, columns: tuple[str, ...] = ("",), labels: tuple[str, ...] = ("",)):
+    def __init__(
+        self,
+        columns: tuple[str, ...] = ("",),
+        labels: tuple[str, ...] = ("",),
+        noun: str = "key point",
+    ):
         super().__init__()
-        self.columns, self.labels = columns, labels
+        # ``noun`` names the rows in the buttons' labels ("Move key point 2 up"), so two
+        # editors on one form never give a screen reader two identical buttons.
+        self.columns, self.labels, self.noun = columns, labels, noun
 
     def value_from_datadict(self, data, files, name):
         if not any(f"{name}{_suffix(c)}" in data for c in self.columns):
@@ -35,10 +43,13 @@ class ListWidget(forms.Widget):
             "", "{}", ((self._row(name, i, cells),) for i, cells in enumerate(rows))
         )
         return format_html(
-            '<div class="list-editor" data-list-editor="{}"><ol class="list-editor-rows">{}</ol>'
-            '<button type="button" class="button list-add">Add a row</button></div>',
+            '<div class="list-editor" data-list-editor="{}" data-noun="{}">'
+            '<ol class="list-editor-rows">{}</ol>'
+            '<button type="button" class="button list-add">Add a {}</button></div>',
             name,
+            self.noun,
             body,
+            self.noun,
         )
 
     def _cells(self, record: Any) -> list[str]:
@@ -67,16 +78,17 @@ class ListWidget(forms.Widget):
                 for col, label, cell in zip(self.columns, self.labels, cells, strict=True)
             ),
         )
+        row = f"{self.noun} {index + 1}"
         return format_html(
             '<li class="list-row">{}<span class="list-tools">'
-            '<button type="button" class="button list-up" aria-label="Move row {} up">↑</button>'
-            '<button type="button" class="button list-down" aria-label="Move row {} down">↓</button>'
-            '<button type="button" class="button list-remove" aria-label="Remove row {}">Remove</button>'
+            '<button type="button" class="button list-up" aria-label="Move {} up">↑</button>'
+            '<button type="button" class="button list-down" aria-label="Move {} down">↓</button>'
+            '<button type="button" class="button list-remove" aria-label="Remove {}">Remove</button>'
             "</span></li>",
             inputs,
-            index + 1,
-            index + 1,
-            index + 1,
+            row,
+            row,
+            row,
         )
 
 
@@ -101,7 +113,8 @@ class ReferencesField(forms.Field):
 
     def __init__(self, **kwargs):
         kwargs.setdefault(
-            "widget", ListWidget(REFERENCE_FIELDS, ("Title", "Publisher", "Year", "URL"))
+            "widget",
+            ListWidget(REFERENCE_FIELDS, ("Title", "Publisher", "Year", "URL"), noun="reference"),
         )
         super().__init__(**kwargs)
 
@@ -132,3 +145,15 @@ class ReferencesField(forms.Field):
         if errors:
             raise ValidationError(errors)
         return refs
+
+
+class LabelledSplitDateTime(AdminSplitDateTime):
+    """Django admin's date and time inputs, each with a name of its own: the stock widget
+    prints "Date:" and "Time:" as bare text beside them, so a screen reader (and axe's
+    ``label`` rule) finds two unnamed inputs under the field's legend ("Publish at")."""
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        for sub, label in zip(context["widget"]["subwidgets"], ("Date", "Time"), strict=True):
+            sub["attrs"]["aria-label"] = label
+        return context

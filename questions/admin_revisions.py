@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -38,11 +39,18 @@ def field_diffs(old: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]
         if isinstance(before, dt.datetime) and isinstance(after, dt.datetime):
             if abs(before - after) < dt.timedelta(seconds=1):  # stored to the millisecond
                 continue
-        a = str(before if before is not None else "").splitlines()
-        b = str(after if after is not None else "").splitlines()
+        a, b = _lines(before), _lines(after)
         lines = list(difflib.unified_diff(a, b, "revision", "now", lineterm="", n=2))
         diffs.append({"field": name, "lines": lines[2:] or [f"- {before}", f"+ {after}"]})
     return diffs
+
+
+def _lines(value: Any) -> list[str]:
+    """A value as diff lines: text by its lines, a list (key points, references) one item
+    per line, so moving or editing one point shows as that point, not the whole list."""
+    if isinstance(value, list):
+        return [v if isinstance(v, str) else json.dumps(v, ensure_ascii=False) for v in value]
+    return str(value if value is not None else "").splitlines()
 
 
 def versions_of_item(version: Version) -> list[Version]:

@@ -2,11 +2,12 @@
 // Each row is plain inputs with a repeated name, so the server reads them in page order.
 (function () {
   "use strict";
-  function renumber(list) {
+  function renumber(list, noun) {
     list.querySelectorAll(".list-row").forEach(function (row, i) {
-      row.querySelector(".list-up").setAttribute("aria-label", "Move row " + (i + 1) + " up");
-      row.querySelector(".list-down").setAttribute("aria-label", "Move row " + (i + 1) + " down");
-      row.querySelector(".list-remove").setAttribute("aria-label", "Remove row " + (i + 1));
+      var name = noun + " " + (i + 1);
+      row.querySelector(".list-up").setAttribute("aria-label", "Move " + name + " up");
+      row.querySelector(".list-down").setAttribute("aria-label", "Move " + name + " down");
+      row.querySelector(".list-remove").setAttribute("aria-label", "Remove " + name);
     });
   }
   document.addEventListener("click", function (event) {
@@ -31,6 +32,22 @@
       list.insertBefore(row.nextElementSibling, row);
       button.focus();
     }
-    renumber(list);
+    renumber(list, editor.getAttribute("data-noun") || "row");
+  });
+
+  // Django's autocomplete (select2) adds a search box with no name of its own; give it
+  // its field's label, as a screen reader (and axe's "label" rule) needs. Select2 builds
+  // the box after this script runs and again when a selection changes, so watch for it.
+  function nameSearchBoxes() {
+    document.querySelectorAll(".select2-search__field:not([aria-label])").forEach(function (box) {
+      var container = box.closest(".select2-container");
+      var select = container && container.previousElementSibling;
+      var label = select && select.id && document.querySelector('label[for="' + select.id + '"]');
+      if (label) box.setAttribute("aria-label", "Search " + label.textContent.replace(/:\s*$/, ""));
+    });
+  }
+  window.addEventListener("load", function () {
+    nameSearchBoxes();
+    new MutationObserver(nameSearchBoxes).observe(document.body, { childList: true, subtree: true });
   });
 })();

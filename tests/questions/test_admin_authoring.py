@@ -301,7 +301,8 @@ def test_key_points_are_rows_saved_in_order_with_blank_rows_dropped(author_clien
     q = QuestionFactory(published=False, answer="word " * 200)
     url, data = _question_form(author_client, q)
     html = author_client.get(url).content.decode()
-    assert 'data-list-editor="key_points"' in html and "Move row 1 up" in html
+    assert 'data-list-editor="key_points"' in html and "Move key point 1 up" in html
+    assert "Move reference 1 up" in html
     data["key_points"] = [POINTS[2], "", POINTS[0], POINTS[1], ""]
     response = author_client.post(url, data)
     assert response.status_code == 302, response.context["adminform"].form.errors

@@ -28,7 +28,7 @@ def test_author_writes_previews_publishes_and_moves_a_question(
 
     page.goto(live_server.url + "/admin/questions/question/add/")
     page.get_by_label("Track").select_option(str(track.pk))
-    page.get_by_label("Title").fill("How long is a month of 99.9% downtime?")
+    page.get_by_label("Title:", exact=True).fill("How long is a month of 99.9% downtime?")
     page.get_by_label("Slug").fill("month-of-downtime")
     page.get_by_label("Summary").fill("Turns an availability target into minutes.")
     page.get_by_label("Difficulty").select_option("easy")
