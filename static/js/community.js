@@ -82,8 +82,9 @@
     })
       .then(function (response) {
         if (!response.ok) throw new Error("HTTP " + response.status);
-        var reveal = document.querySelector('form.practice-form button[value="reveal"]');
-        if (reveal) reveal.hidden = true;
+        // revealed now: the page's "reveal" prompts are done with
+        var done = document.querySelectorAll('form.practice-form button[value="reveal"], .practice-hint');
+        for (var k = 0; k < done.length; k++) done[k].remove();
       })
       .catch(function () {
         recorded = false; // not recorded: the next opening tries again

@@ -123,6 +123,7 @@ def test_a_signed_in_learner_reveals_rates_and_the_reveal_is_kept(browser, live_
         with page.expect_response(lambda r: "/practice/" in r.url and r.status == 200):
             page.get_by_text("Reveal the answer", exact=True).click()
         expect(page.locator("#answer-text")).to_be_visible()
+        expect(page.get_by_role("button", name="Save and reveal the answer")).to_have_count(0)
         # the calculators' results come with the answer
         expect(page.locator(".calc-embed .calc-result").first).to_be_visible()
         progress = Progress.objects.get(user=learner, question=q)
@@ -138,6 +139,7 @@ def test_a_signed_in_learner_reveals_rates_and_the_reveal_is_kept(browser, live_
         )
         problems += problems_on(page, "try-first-signed-in-360")
         shot(page, "try-first-signed-in-360")
+        page.locator("section.answer").screenshot(path=str(SHOTS / "try-first-answer-360.png"))
         page.reload()
         expect(page.locator("#answer-text")).to_be_visible()  # stays revealed
     finally:
