@@ -21,6 +21,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.conf import settings
 from playwright.sync_api import expect
 
+from tests.browser.test_graded_practice import sign_in
 from tests.community.practice_data import POINTS, SPEC
 from tests.factories import QuestionFactory, TrackFactory, UserFactory
 
@@ -29,17 +30,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = settings.VAR_DIR / "screenshots"
 ANSWER = "Decode reads every weight once per step, so memory bandwidth bounds it."
 PROMPT = re.compile(r"does (.+?) need for (\d+) sequences of ([\d,]+) tokens")
-
-
-def sign_in(context, live_server, user) -> None:
-    from django.test import Client
-
-    c = Client()
-    c.force_login(user)
-    cookie = c.cookies[settings.SESSION_COOKIE_NAME]
-    context.add_cookies(
-        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": live_server.url}]
-    )
 
 
 def problems_on(page, name: str) -> list[str]:

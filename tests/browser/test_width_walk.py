@@ -12,7 +12,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from tests.browser.test_try_first import question_with_calculator, sign_in
+from tests.browser.test_graded_practice import sign_in
+from tests.browser.test_try_first import question_with_calculator
 from tests.community.practice_data import POINTS, SPEC
 from tests.factories import QuestionFactory, TrackFactory, UserFactory
 
