@@ -72,6 +72,25 @@ def kv_bytes_of(
     return 2.0 * f64(layers) * f64(kv_heads) * f64(head_dim) * f64(bytes_per_elem)
 
 
+def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b, written into a when a is a fresh array that already has the result's shape
+    (it saves allocating and faulting in one grid-sized array)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim and a.flags.writeable and a.shape == np.broadcast_shapes(a.shape, b.shape):
+        a += b
+        return a
+    return a + b
+
+
+def _times(a: np.ndarray, k: float) -> np.ndarray:
+    """a × k, in place when a is a writable array of its own."""
+    a = np.asarray(a)
+    if a.ndim and a.flags.writeable:
+        a *= k
+        return a
+    return a * k
+
+
 def precision_bytes(names: ArrayLike) -> np.ndarray:
     """Bytes per element for a precision name or an array of them (nan for an unknown
     name)."""
@@ -101,6 +120,8 @@ def serving_estimate(
     weight_precision: ArrayLike = "bf16",
     kv_precision: ArrayLike = "bf16",
     tp: ArrayLike = 1,
+    pp: ArrayLike = 1,
+    cache_hit_rate: ArrayLike = 0.0,
     bandwidth_efficiency: ArrayLike = 0.8,
     compute_efficiency: ArrayLike | None = None,
     prefill_efficiency: ArrayLike | None = None,
@@ -123,6 +144,8 @@ def serving_estimate(
     # against 0.95 ms with every input broadcast to the grid's shape first.
     p, layers_, nh, nkv, hd = map(f64, (params_b, layers, heads, kv_heads, head_dim))
     mem, bw, peak, tp_ = map(f64, (device_memory_gb, bandwidth_tbs, peak_tflops, tp))
+    pp_, hit = f64(pp), f64(cache_hit_rate)
+    gpus = tp_ * pp_  # GPUs per replica
     n_in, n_out, conc = map(f64, (prompt_tokens, output_tokens, concurrency))
     be, util = map(f64, (bandwidth_efficiency, gpu_memory_utilization))
     # Compute efficiency by phase: a given compute_efficiency serves both phases (as it
@@ -141,9 +164,9 @@ def serving_estimate(
 
     # Memory: weights sharded over tp GPUs, the rest of the usable memory holds KV.
     weights_gb = p * wb
-    weights_gb_per_gpu = weights_gb / tp_
+    weights_gb_per_gpu = weights_gb / gpus
     usable_gb_per_gpu = mem * util
-    kv_pool_gb = np.maximum(usable_gb_per_gpu - weights_gb_per_gpu, 0.0) * tp_
+    kv_pool_gb = np.maximum(usable_gb_per_gpu - weights_gb_per_gpu, 0.0) * gpus
     kv_bpt = (
         kv_bytes_of(
             layers=layers_,
@@ -160,18 +183,22 @@ def serving_estimate(
     seq_tokens = n_in + n_out
     max_concurrency = np.floor(kv_capacity_tokens / seq_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
-    over = conc > max_concurrency  # one comparison serves fits and the note
-    fits = weights_fit & ~over
-    note = np.where(weights_fit, over, 2)
+    kv_fits = conc <= max_concurrency  # one comparison serves fits and the note
+    all_weights_fit = bool(np.all(weights_fit))
+    fits = kv_fits if all_weights_fit else weights_fit & kv_fits
 
     # Decode: one step reads the weights and every request's KV, and computes per request.
     context = n_in + n_out / 2.0
-    step_bytes = weights_gb * 1e9 + conc * context * kv_bpt
-    # Scalars folded first, so each grid-sized array is touched once (it keeps the grid
-    # benchmark as fast as before the new terms).
-    memory_ms = step_bytes * (1e3 / (tp_ * bw * 1e12 * be))
-    step_flops = conc * (2.0 * active * 1e9 + 4.0 * layers_ * context * nh * hd)
-    compute_ms = step_flops * (1e3 / (tp_ * peak * 1e12 * ce))
+    # With pp stages the concurrency runs as pp micro-batches: a token waits a round of pp
+    # slots, each GPU re-reads its weights once a slot but its KV once a round.
+    # Scalars are folded into the per-prompt vectors before the one outer product, and
+    # grid-sized temporaries are updated in place: each fresh grid array costs more (page
+    # faults) than the arithmetic on it, so this keeps the grid benchmark at its old speed.
+    to_ms_mem = 1e3 / (tp_ * bw * 1e12 * be)
+    memory_ms = conc * (context * (kv_bpt / pp_ * to_ms_mem))
+    memory_ms = _plus(memory_ms, weights_gb * 1e9 * to_ms_mem)
+    to_ms_flop = 1e3 / (gpus * peak * 1e12 * ce)
+    compute_ms = conc * ((2.0 * active * 1e9 + 4.0 * layers_ * context * nh * hd) * to_ms_flop)
     # Tensor parallelism: two all-reduces per layer of the step's activations (tokens ×
     # heads·head_dim, BF16), each a fixed latency plus 2(tp-1)/tp of the message over the
     # link at the ring protocol's efficiency. Left out without a link figure (tp_link_gbs,
@@ -187,13 +214,18 @@ def serving_estimate(
         def tp_comm_ms(tokens: np.ndarray) -> np.ndarray:
             return np.where(on, 2.0 * layers_ * (lat_s + tokens * per_token_s) * 1e3, 0.0)
 
-        decode_comm_ms, prefill_comm_ms = tp_comm_ms(conc), tp_comm_ms(n_in)
+        decode_comm_ms, prefill_comm_ms = tp_comm_ms(conc / pp_), tp_comm_ms(n_in * (1 - hit))
     itl_ms = np.maximum(memory_ms, compute_ms)
     if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
         itl_ms = itl_ms + decode_comm_ms
 
     # Prefill of one prompt (causal attention), or its one weight read if that is slower.
-    prefill_flops = 2.0 * active * 1e9 * n_in + 2.0 * layers_ * n_in**2 * nh * hd
+    # Cached prompt tokens (cache_hit_rate h) skip the linear layers; the new (1-h)·N
+    # tokens still attend to the whole prefix: causal pairs N²/2 − (hN)²/2.
+    new_tokens = n_in * (1.0 - hit)
+    prefill_flops = (
+        2.0 * active * 1e9 * new_tokens + 2.0 * layers_ * n_in**2 * (1.0 - hit**2) * nh * hd
+    )
     prefill_ms = np.maximum(
         prefill_flops / (tp_ * peak * 1e12 * ce_prefill) * 1e3,
         weights_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
@@ -202,8 +234,25 @@ def serving_estimate(
         prefill_ms = prefill_ms + prefill_comm_ms
 
     # Steady state: a request lives through its decode and the batch's prefills.
-    request_ms = conc * prefill_ms + n_out * itl_ms
-    tokens_per_s_total = conc * n_out / request_ms * 1e3
+    prefills_ms = conc * prefill_ms  # the prefill work of one round of requests
+    request_ms = _plus(n_out * itl_ms, prefills_ms)
+    tokens_per_s_total = (conc * n_out * 1e3) / request_ms
+    # Under load: the mean gap between a user's tokens counts the other requests' prefills
+    # sharing the steps (chunked prefill); a new prompt queues behind the prefill work in
+    # flight, an M/D/1 queue with utilisation rho = conc·prefill / request time, so
+    # TTFT = prefill × (1 + rho / (2(1 − rho))) = prefill + 0.5·A·prefill / (request − A)
+    # with A = conc·prefill.
+    itl_loaded_ms = request_ms / n_out
+    # request - prefills has the shape of both; prefill_ms's shape is within prefills'.
+    ttft_loaded_ms = np.asarray(request_ms - prefills_ms)
+    np.divide(prefills_ms, ttft_loaded_ms, out=ttft_loaded_ms)
+    np.multiply(ttft_loaded_ms, 0.5 * prefill_ms, out=ttft_loaded_ms)
+    np.add(ttft_loaded_ms, prefill_ms, out=ttft_loaded_ms)
+    # Per pool (disaggregated serving): a prefill GPU's prompt tokens/s (one prompt at a
+    # time, compute-bound) and a decode GPU's output tokens/s without prefills in its
+    # steps; pd_ratio = prefill GPUs per decode GPU for this prompt:output mix.
+    prefill_tps_gpu = new_tokens / prefill_ms * (1e3 / gpus)
+    decode_tps_gpu = (conc * (1e3 / gpus)) / itl_ms
     out = {
         "weights_gb_per_gpu": weights_gb_per_gpu,
         "kv_bytes_per_token": kv_bpt,
@@ -211,7 +260,10 @@ def serving_estimate(
         "kv_capacity_tokens": kv_capacity_tokens.astype(np.int64),
         "max_concurrency": max_concurrency.astype(np.int64),
         "fits": fits,
-        "fit_note": np.take(np.array(FIT_NOTES, dtype=object), note),
+        "fit_note": labels_where(kv_fits, FIT_NOTES[0], FIT_NOTES[1])
+        if all_weights_fit
+        # index 0 fits, 1 KV too small, 2 weights do not fit
+        else np.take(np.array(FIT_NOTES, dtype=object), np.where(weights_fit, ~kv_fits, 2)),
         "prefill_ms": prefill_ms,
         "memory_ms": memory_ms,
         "compute_ms": compute_ms,
@@ -219,12 +271,18 @@ def serving_estimate(
         "decode_bound": labels_where(compute_ms > memory_ms, "compute", "memory"),
         "tokens_per_s_per_user": 1e3 / itl_ms,
         "tokens_per_s_total": tokens_per_s_total,
-        "request_s": request_ms / 1e3,
+        "request_s": request_ms,  # scaled to seconds in place below, once nothing reads it
         "decode_compute_efficiency": ce,
         "prefill_compute_efficiency": ce_prefill,
         "tp_comm_ms": f64(allreduce_latency_us) * 0.0 if decode_comm_ms is None else decode_comm_ms,
+        "itl_loaded_ms": itl_loaded_ms,
+        "ttft_loaded_ms": ttft_loaded_ms,
+        "prefill_tokens_per_s_per_gpu": prefill_tps_gpu,
+        "decode_tokens_per_s_per_gpu": decode_tps_gpu,
+        "pd_ratio": decode_tps_gpu * (new_tokens / n_out / prefill_tps_gpu),
     }
     if gpu_cost_per_hour is not None:
-        usd_per_s = f64(gpu_cost_per_hour) * tp_ / 3600.0
-        out["cost_per_m_output_tokens"] = usd_per_s / tokens_per_s_total * 1e6
+        usd_per_s = f64(gpu_cost_per_hour) * gpus / 3600.0
+        out["cost_per_m_output_tokens"] = (usd_per_s * 1e6) / tokens_per_s_total
+    out["request_s"] = _times(request_ms, 1e-3)
     return shaped(np.broadcast_shapes(*(np.shape(v) for v in out.values())), **out)

@@ -317,15 +317,17 @@ PREFILL = CalculatorSpec(
 
 def _serving_steps(p: Point) -> list[str]:
     tp = p.n("tp")
+    gpus = f"({tp} × {p.n('pp')})" if p.has("pp") and p.v("pp") != 1 else tp
     lines = [
-        f"weights per GPU = params × bytes({p.v('weight_precision')}) / tp = "
-        f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {tp} = "
+        f"weights per GPU = params × bytes({p.v('weight_precision')}) / (tp × pp) = "
+        f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {gpus} = "
         f"{p.f('weights_gb_per_gpu')}",
     ]
     lines += _kv_steps(p)
     lines += [
-        f"KV pool = (memory × utilisation − weights per GPU) × tp = ({p.f('device_memory_gb')}"
-        f" × {p.n('gpu_memory_utilization')} − {p.f('weights_gb_per_gpu')}) × {tp} = "
+        f"KV pool = (memory × utilisation − weights per GPU) × tp × pp = "
+        f"({p.f('device_memory_gb')} × {p.n('gpu_memory_utilization')} − "
+        f"{p.f('weights_gb_per_gpu')}) × {gpus} = "
         f"{p.f('kv_pool_gb')}",
         f"kv_capacity_tokens = KV pool / kv_bytes_per_token = {p.n('kv_capacity_tokens')}",
         f"max_concurrency = ⌊capacity / (prompt + output)⌋ = ⌊{p.n('kv_capacity_tokens')} / "
@@ -338,16 +340,25 @@ def _serving_steps(p: Point) -> list[str]:
         f"itl_ms = max of the two + TP all-reduces ({p.f('tp_comm_ms')}) = "
         f"{p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
         f"tokens_per_s_per_user = 1000 / itl = {p.f('tokens_per_s_per_user')}",
-        f"prefill_ms = max(FLOPs of one prompt / (tp × peak × "
-        f"{p.n('prefill_compute_efficiency')}), weight read) = {p.f('prefill_ms')}",
+        f"prefill FLOPs = 2 × active × N(1 − h) + 2 × layers × N²(1 − h²) × heads × head_dim "
+        f"(cache hit rate h = {p.n('cache_hit_rate')}); prefill_ms = max(FLOPs / (tp × peak "
+        f"× {p.n('prefill_compute_efficiency')}), weight read) = {p.f('prefill_ms')}",
         f"request_s = concurrency × prefill + output × itl = {p.n('concurrency')} × "
         f"{p.f('prefill_ms')} + {p.n('output_tokens')} × {p.f('itl_ms')} = {p.f('request_s')}",
         f"tokens_per_s_total = concurrency × output / request_s = {p.n('concurrency')} × "
         f"{p.n('output_tokens')} / {p.f('request_s')} = {p.f('tokens_per_s_total')}",
+        f"under load: ITL = request time / output = {p.f('itl_loaded_ms')} (other requests' "
+        f"prefills share the steps); TTFT = prefill × (1 + ρ / (2(1 − ρ))) with ρ = "
+        f"concurrency × prefill / request time (M/D/1) = {p.f('ttft_loaded_ms')}",
+        f"disaggregated: a prefill GPU takes {p.f('prefill_tokens_per_s_per_gpu')} of new "
+        f"prompt tokens, a decode GPU emits {p.f('decode_tokens_per_s_per_gpu')}; prefill "
+        f"GPUs per decode GPU = (new prompt / output) × decode rate / prefill rate = "
+        f"{p.n('pd_ratio', 3)}",
     ]
     if p.has("cost_per_m_output_tokens"):
         lines.append(
-            f"cost per 10⁶ output tokens = gpu_cost × tp / 3600 / tokens_per_s_total × 10⁶ = "
+            f"cost per 10⁶ output tokens = gpu_cost × tp × pp / 3600 / tokens_per_s_total × "
+            "10⁶ = "
             f"{p.f('cost_per_m_output_tokens')}"
         )
     return lines
@@ -496,6 +507,17 @@ SERVING_ESTIMATE = CalculatorSpec(
         peak_tflops(),
         precision(),
         _count("tp", "GPUs per replica (tensor parallel)", default=1, hi=1024),
+        _count("pp", "Pipeline stages per replica", default=1, hi=1024),
+        Input(
+            "cache_hit_rate",
+            "Prompt cache hit rate",
+            "fraction",
+            default=0.0,
+            min=0,
+            max=0.999,
+            help="Share of prompt tokens served from a prefix cache: they skip prefill's "
+            "linear layers, and the new tokens still attend to them.",
+        ),
         _tokens("prompt_tokens", "Prompt tokens"),
         _tokens("output_tokens", "Output tokens"),
         _count("concurrency", "Concurrent requests"),
@@ -563,6 +585,11 @@ SERVING_ESTIMATE = CalculatorSpec(
         Output("decode_compute_efficiency", "Decode compute efficiency used", "fraction"),
         Output("prefill_compute_efficiency", "Prefill compute efficiency used", "fraction"),
         Output("tp_comm_ms", "Tensor-parallel all-reduces per decode step", "ms"),
+        Output("itl_loaded_ms", "Inter-token latency under load (with prefills)", "ms"),
+        Output("ttft_loaded_ms", "TTFT under load (queued behind prefills)", "ms"),
+        Output("prefill_tokens_per_s_per_gpu", "Prefill pool: prompt tokens/s per GPU", "tokens/s"),
+        Output("decode_tokens_per_s_per_gpu", "Decode pool: output tokens/s per GPU", "tokens/s"),
+        Output("pd_ratio", "Prefill GPUs per decode GPU (disaggregated)", ""),
     ),
     chart_type="serving",
     steps=_serving_steps,

@@ -159,3 +159,69 @@ def test_training_terms_by_hand() -> None:
     # ZeRO-1 over the default dp = gpus / (tp·pp) = 8: (2 + 2 + 12/8) × 7e9 / 8 = 4.8125 GB
     z1 = training_budget(**base, mfu=0.4, tp=2, pp=4, zero_stage=1)
     assert float(z1["state_gb_per_gpu"]) == pytest.approx(5.5 * 7 / 8)
+
+
+SMALL = dict(
+    params_b=10, layers=10, heads=8, kv_heads=8, head_dim=128, device_memory_gb=80,
+    bandwidth_tbs=1.0, peak_tflops=100, compute_efficiency=0.5, bandwidth_efficiency=1.0,
+    weight_precision="bf16", kv_precision="bf16",
+)  # fmt: skip
+
+
+def test_cache_hit_rate_prefill_by_hand() -> None:
+    # 1,000-token prompt, half cached: linear 2·10e9·500 = 1e13; attention
+    # 2·10·1000²·(1 − 0.25)·8·128 = 1.536e10; at 100 TFLOP/s × 0.5: (1e13 + 1.536e10) / 5e13
+    # = 200.31 ms (the weight read, 20 GB / 1 TB/s = 20 ms, is shorter).
+    out = serving_estimate(
+        **SMALL, prompt_tokens=1000, output_tokens=10, concurrency=1, cache_hit_rate=0.5
+    )
+    assert float(out["prefill_ms"]) == pytest.approx((1e13 + 1.536e10) / 5e13 * 1e3)
+    assert float(out["prefill_tokens_per_s_per_gpu"]) == pytest.approx(
+        500 / float(out["prefill_ms"]) * 1e3
+    )
+
+
+def test_pipeline_stages_by_hand() -> None:
+    # tp 1, pp 2, 8 requests at context 1000 + 100/2 = 1050 tokens, KV 2·10·8·128·2 = 40,960
+    # B a token: memory (20e9 + 8·1050·40960 / 2) / 1e12 = 20.172 ms; compute
+    # 8·(2e10 + 4·10·1050·8·128) / (2 GPUs · 100e12 · 0.5) = 1.6344 ms; weights per GPU
+    # 10 GB; pool (80 × 0.9 − 10) × 2 = 124 GB.
+    out = serving_estimate(
+        **SMALL, prompt_tokens=1000, output_tokens=100, concurrency=8, pp=2, gpu_cost_per_hour=2
+    )
+    assert float(out["memory_ms"]) == pytest.approx((20e9 + 8 * 1050 * 40960 / 2) / 1e12 * 1e3)
+    assert float(out["compute_ms"]) == pytest.approx(
+        8 * (2e10 + 4 * 10 * 1050 * 8 * 128) / (2 * 100e12 * 0.5) * 1e3
+    )
+    assert float(out["weights_gb_per_gpu"]) == pytest.approx(10.0)
+    assert float(out["kv_pool_gb"]) == pytest.approx(124.0)
+    # cost counts both GPUs: 2 × 2 USD/h / 3600 / tokens/s × 1e6
+    assert float(out["cost_per_m_output_tokens"]) == pytest.approx(
+        4 / 3600 / float(out["tokens_per_s_total"]) * 1e6
+    )
+
+
+def test_latency_under_load_and_pools_by_hand() -> None:
+    out = serving_estimate(**SMALL, prompt_tokens=1000, output_tokens=100, concurrency=8)
+    prefill, itl = float(out["prefill_ms"]), float(out["itl_ms"])
+    request = 8 * prefill + 100 * itl
+    assert float(out["request_s"]) == pytest.approx(request / 1e3)
+    # loaded ITL: the request's life over its 100 tokens
+    assert float(out["itl_loaded_ms"]) == pytest.approx(request / 100)
+    # M/D/1: rho = 8·prefill / request; TTFT = prefill (1 + rho / (2(1 − rho)))
+    rho = 8 * prefill / request
+    assert float(out["ttft_loaded_ms"]) == pytest.approx(prefill * (1 + rho / (2 * (1 - rho))))
+    # pools: decode GPU 8 / ITL; P:D = (1000 / 100) × decode rate / prefill rate
+    decode = 8 / itl * 1e3
+    assert float(out["decode_tokens_per_s_per_gpu"]) == pytest.approx(decode)
+    prefill_rate = 1000 / prefill * 1e3
+    assert float(out["pd_ratio"]) == pytest.approx(10 * decode / prefill_rate)
+
+
+def test_labels_fill_the_common_label_first_and_match_take() -> None:
+    from calculators.kernels._common import labels_where
+
+    for cond in (np.array([True, False, True]), np.array([False, False, True]), np.array(True)):
+        got = labels_where(cond, "yes", "no")
+        assert got.dtype == object and got.shape == cond.shape
+        assert got.tolist() == np.where(cond, "yes", "no").tolist()
