@@ -221,7 +221,10 @@ def test_latency_under_load_and_pools_by_hand() -> None:
 def test_labels_fill_the_common_label_first_and_match_take() -> None:
     from calculators.kernels._common import labels_where
 
-    for cond in (np.array([True, False, True]), np.array([False, False, True]), np.array(True)):
+    # an even mix (the table lookup), a few true or a few false (fill, then copy), a scalar
+    few = np.arange(20) == 3
+    cases = (np.array([True, False, True, False]), few, ~few, np.array(True), np.array(False))
+    for cond in cases:
         got = labels_where(cond, "yes", "no")
         assert got.dtype == object and got.shape == cond.shape
         assert got.tolist() == np.where(cond, "yes", "no").tolist()
