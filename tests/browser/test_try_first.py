@@ -268,3 +268,33 @@ def test_the_header_gives_a_learner_practice_links(browser, live_server):
     finally:
         context.close()
     assert problems == []
+
+
+VALUE_IN_VIEW = """(table) => {
+  const box = table.getBoundingClientRect();
+  const cell = table.querySelector("tbody td");
+  const c = cell.getBoundingClientRect();
+  return {cellRight: c.right, tableRight: box.left + table.clientWidth, text: cell.innerText};
+}"""
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_a_calc_table_in_an_answer_keeps_its_value_column_in_view(browser, live_server, width):
+    q = QuestionFactory(
+        access="open",
+        answer="Decode at batch 1:\n\n"
+        "{{calc decode_bound params_b=8 bytes_per_param=2 bandwidth_tbs=3.35}}",
+    )
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(live_server.url + q.get_absolute_url())
+        page.get_by_text("Reveal the answer", exact=True).click()
+        tables = page.locator("#answer-text table.calc-table")
+        assert tables.count() >= 1
+        for i in range(tables.count()):
+            seen = tables.nth(i).evaluate(VALUE_IN_VIEW)
+            assert seen["cellRight"] <= seen["tableRight"] + 1, seen  # no scrolling needed
+        tables.first.screenshot(path=str(SHOTS / f"answer-calc-table-{width}.png"))
+    finally:
+        context.close()
