@@ -235,7 +235,7 @@ def test_saving_a_spec_in_admin_runs_the_author_check(
         {
             "track": q.track_id,
             "concepts": [],
-            "key_points": json.dumps(POINTS),
+            "key_points": list(POINTS),  # the list editor posts one row per point
             "practice": json.dumps({**SPEC, "tolerance": 0.1}),  # accepts GB vs GiB
             "published_at_0": "",
             "calculator_embeds-TOTAL_FORMS": 0,
