@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.forms import AdminAuthenticationForm
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest, JsonResponse
@@ -443,18 +442,3 @@ class GuideAdmin(DraftAdminMixin, MarkdownPreviewMixin, PublishActionsMixin, Rev
     prepopulated_fields = {"slug": ["title"]}
     readonly_fields = ["updated_at", "published_at"]
     inlines = [GuideSectionInline]
-
-
-class EmailAdminLoginForm(AdminAuthenticationForm):
-    """Authors have an e-mail address and no username they know (usernames are handles
-    allauth generates), so admin's sign-in asks for "Email"; allauth's backend signs in
-    by e-mail."""
-
-    username = forms.CharField(
-        label="Email",
-        max_length=254,
-        widget=forms.EmailInput(attrs={"autofocus": True, "autocomplete": "email"}),
-    )
-
-
-admin.site.login_form = EmailAdminLoginForm

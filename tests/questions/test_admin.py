@@ -11,14 +11,6 @@ from tests.factories import ConceptFactory, QuestionFactory, TrackFactory, UserF
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def author_client(client):
-    author = UserFactory(is_staff=True)
-    author.groups.add(Group.objects.get(name=AUTHORS_GROUP))
-    client.force_login(author)
-    return client
-
-
 def test_authors_group_has_content_permissions_only():
     perms = set(
         Group.objects.get(name=AUTHORS_GROUP).permissions.values_list(

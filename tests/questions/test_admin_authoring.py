@@ -13,20 +13,17 @@ import re
 
 import pytest
 from django import forms
-from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils import timezone
 
 from questions import drafts, scheduling, services
 from questions.models import Concept, Guide, GuideItem, Question
-from questions.roles import AUTHORS_GROUP
 from tests.factories import (
     ConceptFactory,
     GuideFactory,
     GuideItemFactory,
     GuideSectionFactory,
     QuestionFactory,
-    UserFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -37,21 +34,6 @@ POINTS = [
     "Bandwidth, not FLOPs, bounds a batch of one.",
     "Batching shares each weight read across sequences.",
 ]
-
-
-@pytest.fixture
-def author(db):
-    """An author as ``add_author`` makes one: staff in the authors group, with the second
-    factor the admin requires (UserFactory gives staff an authenticator app)."""
-    user = UserFactory(is_staff=True, email="author@example.com")
-    user.groups.add(Group.objects.get(name=AUTHORS_GROUP))
-    return user
-
-
-@pytest.fixture
-def author_client(client, author):
-    client.force_login(author)
-    return client
 
 
 def _encode(field: forms.Field, bound: forms.BoundField, data: dict, name: str) -> None:
@@ -111,7 +93,10 @@ def _split(when: dt.datetime) -> dict:
 # -- drafts and schedules of guides and guide items ---------------------------------------
 
 
-def test_a_live_guide_is_edited_into_a_draft_that_publishes_when_scheduled(author_client, client):
+def test_a_live_guide_is_edited_into_a_draft_that_publishes_when_scheduled(
+    author_client, client_for
+):
+    learner = client_for(None)  # a reader, not the signed-in author
     guide = GuideFactory(published=True, intro="The live introduction.")
     url = reverse("admin:questions_guide_change", args=[guide.pk])
     data = form_data(author_client.get(url))
@@ -129,7 +114,7 @@ def test_a_live_guide_is_edited_into_a_draft_that_publishes_when_scheduled(autho
     draft = drafts.draft_for(guide)
     assert draft.data["intro"] == "The drafted introduction."
     assert draft.publish_at == T0 and draft.scheduled_by == "author@example.com"
-    assert "drafted" not in client.get(guide.get_absolute_url()).content.decode()
+    assert "drafted" not in learner.get(guide.get_absolute_url()).content.decode()
 
     form = author_client.get(url).content.decode()
     assert "You are editing a draft" in form and "The drafted introduction." in form
@@ -142,11 +127,12 @@ def test_a_live_guide_is_edited_into_a_draft_that_publishes_when_scheduled(autho
     assert scheduling.publish_due(now=T0 + dt.timedelta(seconds=20)).drafts
     guide.refresh_from_db()
     assert guide.intro == "The drafted introduction." and drafts.draft_for(guide) is None
-    assert "The drafted introduction." in client.get(guide.get_absolute_url()).content.decode()
+    assert "The drafted introduction." in learner.get(guide.get_absolute_url()).content.decode()
     assert scheduling.publish_due(now=T0 + dt.timedelta(minutes=5)).count == 0
 
 
-def test_a_new_guide_scheduled_in_admin_goes_live_when_due(author_client, client):
+def test_a_new_guide_scheduled_in_admin_goes_live_when_due(author_client, client_for):
+    learner = client_for(None)  # a reader, not the signed-in author
     guide = GuideFactory(published=False)
     url = reverse("admin:questions_guide_change", args=[guide.pk])
     data = form_data(author_client.get(url))
@@ -155,11 +141,11 @@ def test_a_new_guide_scheduled_in_admin_goes_live_when_due(author_client, client
     guide.refresh_from_db()
     assert guide.publish_at == T0 and guide.scheduled_by == "author@example.com"
     assert not guide.published
-    assert client.get(guide.get_absolute_url()).status_code == 404
+    assert learner.get(guide.get_absolute_url()).status_code == 404
     scheduling.publish_due(now=T0)
     guide.refresh_from_db()
     assert guide.published and guide.publish_at is None
-    assert client.get(guide.get_absolute_url()).status_code == 200
+    assert learner.get(guide.get_absolute_url()).status_code == 200
 
 
 def test_an_overdue_schedule_is_shown_in_the_form_and_the_list(author_client):
@@ -173,7 +159,8 @@ def test_an_overdue_schedule_is_shown_in_the_form_and_the_list(author_client):
     assert not guide.published
 
 
-def test_an_item_of_a_live_guide_is_drafted_and_its_draft_scheduled(author_client, client):
+def test_an_item_of_a_live_guide_is_drafted_and_its_draft_scheduled(author_client, client_for):
+    learner = client_for(None)  # a reader, not the signed-in author
     guide = GuideFactory(published=True)
     section = GuideSectionFactory(guide=guide)
     item = GuideItemFactory(section=section, body="Live short answer.")
@@ -189,7 +176,7 @@ def test_an_item_of_a_live_guide_is_drafted_and_its_draft_scheduled(author_clien
     assert author_client.post(url, data).status_code == 302
     item.refresh_from_db()
     assert item.body == "Live short answer."
-    page = client.get(guide.get_absolute_url()).content.decode()
+    page = learner.get(guide.get_absolute_url()).content.decode()
     assert "Live short answer." in page and "Drafted short answer." not in page
 
     form = author_client.get(url).content.decode()
@@ -204,7 +191,7 @@ def test_an_item_of_a_live_guide_is_drafted_and_its_draft_scheduled(author_clien
     item.refresh_from_db()
     assert item.body == "Drafted short answer."
     assert Guide.objects.get(pk=guide.pk).updated_at > before
-    assert "Drafted short answer." in client.get(guide.get_absolute_url()).content.decode()
+    assert "Drafted short answer." in learner.get(guide.get_absolute_url()).content.decode()
 
 
 def test_an_item_of_an_unpublished_guide_saves_directly(author_client):

@@ -119,25 +119,11 @@ def test_a_worker_knows_the_beat_task():
     assert out.stdout.strip() == "True", out.stderr
 
 
-@pytest.fixture
-def admin_client(client):
-    """An author (staff in the authors group), as authors use admin."""
-    from django.contrib.auth.models import Group
-
-    from questions.roles import AUTHORS_GROUP
-    from tests.factories import UserFactory
-
-    author = UserFactory(is_staff=True)
-    author.groups.add(Group.objects.get(name=AUTHORS_GROUP))
-    client.force_login(author)
-    return client
-
-
 @pytest.mark.django_db
-def test_save_as_draft_in_admin_keeps_the_live_text(admin_client):
+def test_save_as_draft_in_admin_keeps_the_live_text(author_client):
     q = QuestionFactory(published=True, title="Live?")
     url = reverse("admin:questions_question_change", args=[q.pk])
-    form = admin_client.get(url).context["adminform"].form
+    form = author_client.get(url).context["adminform"].form
     data = {k: v for k, v in form.initial.items() if v is not None and not isinstance(v, list)}
     data.update({
         "track": q.track_id, "number": q.number, "title": "Drafted?", "slug": q.slug,
@@ -151,14 +137,14 @@ def test_save_as_draft_in_admin_keeps_the_live_text(admin_client):
     data.pop("concepts", None)
     data.pop("publish_at", None)
     data.pop("unpublish_at", None)
-    response = admin_client.post(url, data)
+    response = author_client.post(url, data)
     assert response.status_code == 302, (response.status_code, response.content[:300])
     q.refresh_from_db()
     assert q.title == "Live?" and drafts.draft_for(q).data["title"] == "Drafted?"
-    html = admin_client.get(url).content.decode()
+    html = author_client.get(url).content.decode()
     assert "You are editing a draft" in html and 'value="Drafted?"' in html
-    compare = admin_client.get(reverse("admin:questions_question_draft_compare", args=[q.pk]))
+    compare = author_client.get(reverse("admin:questions_question_draft_compare", args=[q.pk]))
     assert "+Drafted?" in compare.content.decode() and "-Live?" in compare.content.decode()
-    admin_client.post(reverse("admin:questions_question_draft_publish", args=[q.pk]))
+    author_client.post(reverse("admin:questions_question_draft_publish", args=[q.pk]))
     q.refresh_from_db()
     assert q.title == "Drafted?"
