@@ -57,7 +57,8 @@ class QuestionPreviewAdmin(QuestionAdmin):
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         question = get_object_or_404(Question.objects.select_related("track"), pk=pk)
-        if request.GET.get("draft"):  # the draft as it will read once published
+        preview_draft = bool(request.GET.get("draft"))
+        if preview_draft:  # the draft as it will read once published
             question = drafts.with_draft(question)
         as_tier = request.GET.get("as", "staff")
         if as_tier not in (*self.PREVIEW_TIERS, "staff"):
@@ -77,6 +78,7 @@ class QuestionPreviewAdmin(QuestionAdmin):
                 "lock": lock,
                 "preview": True,
                 "preview_as": as_tier,
+                "preview_draft": preview_draft,
                 "preview_tiers": [*self.PREVIEW_TIERS, "staff"],
                 "body_html": render_markdown(question.body),
                 "answer_html": render_markdown(question.answer) if lock is None else None,

@@ -148,3 +148,18 @@ def test_save_as_draft_in_admin_keeps_the_live_text(author_client):
     author_client.post(reverse("admin:questions_question_draft_publish", args=[q.pk]))
     q.refresh_from_db()
     assert q.title == "Drafted?"
+
+
+def test_a_draft_preview_keeps_showing_the_draft_when_the_tier_changes(author_client):
+    """The banner's "View as" links carry ``draft=1``: switching tier inside a draft preview
+    showed the live text before, and the banner now says it is a draft of a live item."""
+    q = QuestionFactory(published=True, access="open", answer="The live answer text.")
+    drafts.save_draft(q, {"answer": "The drafted answer text."})
+    url = reverse("admin:questions_question_page_preview", args=[q.pk])
+    html = author_client.get(url, {"draft": "1", "as": "premium"}).content.decode()
+    assert "The drafted answer text." in html and "The live answer text." not in html
+    assert "draft of a live question" in html
+    for tier in ("anonymous", "free", "staff"):
+        assert f'href="?as={tier}&amp;draft=1"' in html
+    live = author_client.get(url, {"as": "premium"}).content.decode()
+    assert "The live answer text." in live and "draft=1" not in live
