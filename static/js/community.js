@@ -94,7 +94,8 @@
 
 // Times in the reader's time zone: the server writes UTC (pages may be cached for every
 // reader, so it cannot know the zone); the browser rewrites each <time data-local-time>
-// in its own zone and names it.
+// in its own zone and names it. The zone also goes in a cookie, for what the server
+// renders for this reader alone (views/common.reader_zone: the rating's flash message).
 (function () {
   "use strict";
   var zone;
@@ -117,5 +118,9 @@
     if (isNaN(when.getTime())) continue;
     times[i].textContent = format.format(when);
     times[i].title = "In your time zone (" + zone + ")";
+  }
+  // IANA names are cookie-safe as they are ("America/Argentina/Buenos_Aires", "Etc/GMT+5")
+  if (zone && /^[A-Za-z0-9_+\/-]{1,64}$/.test(zone)) {
+    document.cookie = "tz=" + zone + "; path=/; max-age=31536000; samesite=lax";
   }
 })();

@@ -101,7 +101,9 @@ def test_a_signed_in_learner_reveals_rates_and_the_reveal_is_kept(browser, live_
 
     q = question_with_calculator()
     learner = UserFactory()
-    context = browser.new_context(viewport={"width": 360, "height": 900})
+    context = browser.new_context(
+        viewport={"width": 360, "height": 900}, timezone_id="Asia/Kolkata"
+    )
     sign_in(context, live_server, learner)
     page = context.new_page()
     problems: list[str] = []
@@ -132,6 +134,14 @@ def test_a_signed_in_learner_reveals_rates_and_the_reveal_is_kept(browser, live_
         page.locator("section.answer").screenshot(path=str(SHOTS / "try-first-answer-360.png"))
         page.reload()
         expect(page.locator("#answer-text")).to_be_visible()  # stays revealed
+        # rate: the next review is shown in the reader's time zone, in the page and the message
+        good = page.locator("#recall-rating").get_by_role("button", name=re.compile("^Good"))
+        good.click()
+        expect(page.locator(".messages")).to_contain_text("IST.")
+        due = page.locator("#recall-rating time[data-local-time]")
+        # (Chromium names the zone by its older alias, Asia/Calcutta)
+        expect(due).to_have_attribute("title", re.compile(r"Asia/(Kolkata|Calcutta)"))
+        expect(due).to_contain_text("GMT+5:30")
     finally:
         context.close()
     assert problems == []

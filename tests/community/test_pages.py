@@ -161,3 +161,15 @@ def test_track_pages_filter_by_difficulty_kind_access_and_progress(client_for, f
     html = c.get(f"{url}?difficulty=hard").content.decode()
     assert "Showing 2 of 3 questions." in html
     assert "0 due for review" in html  # the mastery line is the whole track's
+
+
+def test_the_rating_message_is_in_the_reader_s_time_zone(client_for, free_user, question):
+    from django.urls import reverse
+
+    c = client_for(free_user)
+    c.cookies["tz"] = "Asia/Kolkata"
+    r = c.post(reverse("community:rate", args=[question.pk]), {"rating": 3}, follow=True)
+    assert "IST." in r.content.decode() and " UTC." not in r.content.decode()
+    c.cookies["tz"] = "Not/AZone"  # anything else: UTC, never a 500
+    r = c.post(reverse("community:rate", args=[question.pk]), {"rating": 3}, follow=True)
+    assert r.status_code == 200 and " UTC." in r.content.decode()

@@ -4,7 +4,9 @@ for JSON), a safe ``next``, and service errors onto a form's fields."""
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +21,22 @@ from django.views.decorators.http import require_POST
 from inferview.api.errors import error_body
 from questions.models import Concept, Question
 from questions.selectors import published_questions
+
+#: The cookie community.js sets to the browser's IANA time zone ("Europe/Paris").
+TIME_ZONE_COOKIE = "tz"
+
+
+def reader_zone(request: HttpRequest) -> dt.tzinfo:
+    """The reader's time zone as their browser reported it, or UTC. Only for what is
+    rendered for this reader alone (a flash message): cached pages are shared, so their
+    <time> elements are rewritten in the browser instead."""
+    name = request.COOKIES.get(TIME_ZONE_COOKIE, "")
+    if 0 < len(name) <= 64:
+        try:
+            return zoneinfo.ZoneInfo(name)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            pass
+    return dt.UTC
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -37,6 +37,7 @@ from .common import (
     _safe_next,
     _target,
     _wants_json,
+    reader_zone,
 )
 
 _ID = re.compile(r"[0-9]{1,19}")  # BigAutoField ids: at most 19 ASCII digits
@@ -135,8 +136,9 @@ def review_rate(request: HttpRequest, question: Question) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect(url)
     label = Rating(card.last_rating).label
+    due = card.due.astimezone(reader_zone(request))
     messages.success(
-        request, f"Rated {label}. Next review {date_format(card.due, 'j F Y, H:i')} UTC."
+        request, f"Rated {label}. Next review {date_format(due, 'j F Y, H:i')} {due.tzname()}."
     )
     return redirect(_safe_next(request, url + "#practice"))
 
