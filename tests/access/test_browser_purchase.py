@@ -141,7 +141,7 @@ def test_sign_up_verify_read_buy_read_everything(browser, live_server, dev_payme
     page.screenshot(path=str(shots / "account.png"), full_page=True)
 
     # Sign out; the sign-in page.
-    page.get_by_role("button", name="Sign out").click()
+    page.get_by_role("button", name="Sign out", exact=True).click()
     page.wait_for_load_state()
     page.goto(url + "/accounts/login/")
     page.screenshot(path=str(shots / "signin.png"), full_page=True)
