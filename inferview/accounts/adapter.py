@@ -13,13 +13,13 @@ registered. (allauth also runs the password hasher for unknown emails.)
 from __future__ import annotations
 
 import hashlib
-import secrets
 from typing import Any
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.core import context
-from django.contrib.auth import get_user_model
+from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
 THROTTLED_MESSAGE = (
@@ -66,11 +66,37 @@ class AccountAdapter(DefaultAccountAdapter):
         """
         from allauth.account.utils import user_username
 
+        from . import profile
+
         if user_username(user):
             return
-        users = get_user_model().objects
-        while True:
-            handle = f"learner-{secrets.token_hex(4)}"
-            if not users.filter(username__iexact=handle).exists():
-                break
-        user_username(user, handle)
+        user_username(user, profile.new_handle())
+
+    def save_user(self, request: HttpRequest, user: Any, form: Any, commit: bool = True) -> Any:
+        """Sign-up's public name and the handle its page showed (``forms.SignupForm``).
+
+        Both are set before the account's one save. A name someone took between the form's
+        check and this save (the unique skeleton index refuses it) is dropped rather than
+        failing the sign-up: the account shows its handle and the learner is told so."""
+        data = getattr(form, "cleaned_data", {})
+        user = super().save_user(request, user, form, commit=False)
+        if data.get("handle"):  # after allauth's, which draws a handle of its own
+            user.username = data["handle"]
+        user.display_name = data.get("display_name", "")
+        if not commit:
+            return user
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:
+            if not user.display_name:
+                raise
+            user.display_name = ""
+            with transaction.atomic():
+                user.save()
+            messages.warning(
+                request,
+                "Someone took that public name a moment ago, so you show as your handle. "
+                "Choose another name on your account page.",
+            )
+        return user

@@ -1,9 +1,10 @@
+from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 
 from inferview.access import pricing
 
 from . import profile
-from .models import Theme
+from .models import Theme, User
 
 
 class DeleteAccountForm(forms.Form):
@@ -89,3 +90,44 @@ class ProfileForm(forms.Form):
 
     def clean_display_name(self) -> str:
         return profile.check_display_name(user=self.user, name=self.cleaned_data["display_name"])
+
+
+class SignupForm(AllauthSignupForm):
+    """allauth's sign-up with an optional public name (``ACCOUNT_FORMS["signup"]``).
+
+    The page shows the handle the account will get when the name is left empty: it is drawn
+    here and carried, signed, in a hidden field to ``AccountAdapter.save_user``."""
+
+    display_name = forms.CharField(
+        label="Public name (optional)",
+        required=False,
+        max_length=60,  # the shape (3-30 after normalising) is checked by the profile module
+        widget=forms.TextInput(attrs={"autocomplete": "nickname", "spellcheck": "false"}),
+    )
+    handle = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        token = self.data.get(self.add_prefix("handle"), "") if self.is_bound else ""
+        self.default_handle = profile.unsign_handle(token) or profile.new_handle()
+        signed = profile.sign_handle(self.default_handle)
+        if self.is_bound:
+            self.data = self.data.copy()
+            self.data[self.add_prefix("handle")] = signed
+        self.initial["handle"] = signed
+        name = self.fields["display_name"]
+        name.widget.attrs["placeholder"] = self.default_handle
+        name.help_text = (
+            f"Shown beside your comments. Leave empty to show your handle, "
+            f"{self.default_handle}. 3-30 letters or digits, with single spaces, dots, "
+            "hyphens or underscores between them. You can change it later on your account page."
+        )
+        self.order_fields(["email", "display_name"])
+
+    def clean_handle(self) -> str:
+        return self.default_handle
+
+    def clean_display_name(self) -> str:
+        return profile.check_display_name(
+            user=User(username=self.default_handle), name=self.cleaned_data["display_name"]
+        )

@@ -6,7 +6,10 @@ profile page makes; both are keyword-only and atomic like every other service.""
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib.auth import get_user_model
+from django.core import signing
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -23,6 +26,39 @@ def normalise_display_name(name: str) -> str:
     and fullwidth letters become the letters they stand for, and surrounding spaces
     dropped (a name cannot start or end with one)."""
     return names.normalise(name)
+
+
+#: Salt of the signed handle the sign-up form carries from the page that shows it to the
+#: account it makes (``sign_handle``).
+HANDLE_SALT = "inferview.accounts.signup-handle"
+
+
+def new_handle() -> str:
+    """A random public handle (``learner-…``) no account has yet. A handle is neutral on
+    purpose: allauth would derive one from the email address and so publish part of it."""
+    users = get_user_model().objects
+    while True:
+        handle = f"{HANDLE_PREFIX}{secrets.token_hex(4)}"
+        if not users.filter(username__iexact=handle).exists():
+            return handle
+
+
+def sign_handle(handle: str) -> str:
+    return signing.dumps(handle, salt=HANDLE_SALT)
+
+
+def unsign_handle(token: str) -> str:
+    """The handle a sign-up page showed, if ``token`` is one this site signed and the handle
+    is still free; otherwise "" (a fresh one is drawn)."""
+    try:
+        handle = signing.loads(token, salt=HANDLE_SALT, max_age=60 * 60 * 24)
+    except signing.BadSignature:
+        return ""
+    if not isinstance(handle, str) or not handle.startswith(HANDLE_PREFIX):
+        return ""
+    if get_user_model().objects.filter(username__iexact=handle).exists():
+        return ""
+    return handle
 
 
 def check_display_name(*, user: User, name: str) -> str:

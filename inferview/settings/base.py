@@ -256,6 +256,8 @@ ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_SIGNUP_REDIRECT_URL = "/start/"
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_ADAPTER = "inferview.accounts.adapter.AccountAdapter"
+# Sign-up also asks for an optional public name (the handle shown when it is left empty).
+ACCOUNT_FORMS = {"signup": "inferview.accounts.forms.SignupForm"}
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Inferview] "
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
 # Failed sign-ins are keyed on (IP, email) by the adapter, so "key" below means that pair:
