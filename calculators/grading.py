@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -747,6 +748,91 @@ def factor_hint(answer: float, right: float) -> str:
         f"Too {way} by a factor of about {number(factor, sig=2)}: find the first step "
         "where a factor of that size came in or went missing."
     )
+
+
+_OPERATOR = re.compile(r" (×|÷|/) ")
+_FIRST_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _terms(expression: str) -> list[tuple[str, str]]:
+    """("×" or "÷", term) for each term of a product, the first one multiplying."""
+    pieces = _OPERATOR.split(expression)
+    ops = ["×", *("÷" if op in "÷/" else "×" for op in pieces[1::2])]
+    return list(zip(ops, pieces[0::2], strict=True))
+
+
+def _step_factors(line: str) -> tuple[str, list[tuple[str, str, float]]] | None:
+    """A worked step's name and the factors of its product, each as (operator, name,
+    value), named by the formula when its terms line up with the numbers ("×",
+    "layers", 36.0). A line is ``name = formula = numbers = result`` (or ``name =
+    numbers = result``); a step that is not a product of terms gives no factors."""
+    parts = line.split(" = ")
+    if len(parts) < 3:
+        return None
+    terms = _terms(parts[-2])
+    symbols = _terms(parts[1]) if len(parts) >= 4 else []
+    if len(terms) < 2:
+        return None
+    factors = []
+    for i, (op, term) in enumerate(terms):
+        found = _FIRST_NUMBER.search(term)
+        if not found:
+            continue
+        value = float(found.group(0).replace(",", ""))
+        name = symbols[i][1].strip() if len(symbols) == len(terms) else term.strip()
+        factors.append((op, name, value))
+    return parts[0].strip(), factors
+
+
+def step_hint(
+    spec: PracticeSpec,
+    variant: Mapping[str, Any],
+    answer: float,
+    follow_up: int | None = None,
+) -> str:
+    """A hint for a wrong answer no listed slip explains: the first worked step that
+    brings in a factor the answer is off by (the learner left it out or counted it
+    twice), named with the formula's term; else ``factor_hint``'s direction and size.
+    Never the right number, nor any step's result."""
+    right = expected(spec, variant, follow_up)
+    general = factor_hint(answer, right)
+    if not (math.isfinite(answer) and math.isfinite(right)) or right == 0 or answer == 0:
+        return general
+    if (answer > 0) != (right > 0):
+        return general
+    ratio = abs(answer / right)
+    if abs(ratio - 1) < 0.5:  # under 50% off: no factor of a step explains it
+        return general
+    tolerance = max(spec.tolerance, 0.01)
+    groups = worked(spec, variant, follow_up).get("steps") or []
+    lines = groups[0]["lines"] if groups else []
+    for index, line in enumerate(lines, start=1):
+        parsed = _step_factors(line)
+        if parsed is None:
+            continue
+        step, factors = parsed
+        for op, name, value in factors:
+            size = abs(value)
+            if size < 1e-300 or abs(size - 1) < 0.05:
+                continue
+            if _close(ratio, size, tolerance):
+                high = True
+            elif _close(ratio, 1 / size, tolerance):
+                high = False
+            else:
+                continue
+            way = "high" if high else "low"
+            what = {
+                ("×", True): f"counted {name} twice",
+                ("×", False): f"left out {name}",
+                ("÷", True): f"did not divide by {name}",
+                ("÷", False): f"divided by {name} twice",
+            }[(op, high)]
+            return (
+                f"Too {way} by a factor of {number(size, sig=3)}: look at step {index}, "
+                f"{step}. It looks as if you {what}."
+            )
+    return general
 
 
 def worked(spec: PracticeSpec, variant: Mapping[str, Any], follow_up: int | None = None) -> dict:

@@ -171,3 +171,26 @@ def test_a_right_answer_is_never_named_as_a_slip():
 )
 def test_factor_hint_says_which_way_and_how_far(answer, expect):
     assert expect in g.factor_hint(answer, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "step", "what"),
+    [
+        # 16 sequences left out (no slip listed for it here): the total's step names batch
+        (KV_GB / 16, "step 3, total_gb", "left out batch_size"),
+        # layers counted twice: the per-token step
+        (KV_GB * 32, "step 1, bytes_per_token", "counted layers twice"),
+        (KV_GB / 8192, "step 2, gb_per_seq", "left out seq_len"),
+    ],
+)
+def test_the_hint_names_the_first_step_whose_factor_differs(answer, step, what):
+    spec = kv_spec(["kv-counted-once"])  # none of these answers is a listed slip
+    assert g.grade(spec, KV_VARIANT, answer, "GB").mistake is None
+    hint = g.step_hint(spec, KV_VARIANT, answer)
+    assert step in hint and what in hint
+    assert g.number(KV_GB) not in hint  # never the right number
+
+
+def test_the_hint_falls_back_to_direction_and_factor_when_no_step_explains_it():
+    spec = kv_spec(["kv-counted-once"])
+    assert g.step_hint(spec, KV_VARIANT, KV_GB * 3.3) == g.factor_hint(KV_GB * 3.3, KV_GB)

@@ -101,10 +101,12 @@ class GradedAnswer:
 
     @property
     def hint(self) -> str:
-        """For a wrong answer with no named slip: how far off, as a factor to look for."""
+        """For a wrong answer with no named slip: the first worked step whose factor the
+        answer is off by, or how far off it is (``grading.step_hint``)."""
         if self.grade.correct or self.mistake is not None:
             return ""
-        return grading.factor_hint(self.grade.answer, self.grade.expected)
+        v = self.variant
+        return grading.step_hint(v.spec, v.values, self.grade.answer, v.follow_up)
 
     @property
     def expected_text(self) -> str:
