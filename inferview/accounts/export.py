@@ -91,6 +91,7 @@ def _profile(user: Any) -> Row:
         "theme": user.theme,
         "preferred_currency": user.preferred_currency,
         "email_replies": user.email_replies,
+        "time_zone": user.time_zone,
         "date_joined": user.date_joined,
         "last_login": user.last_login,
         "is_staff": user.is_staff,

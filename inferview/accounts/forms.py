@@ -1,5 +1,8 @@
+import zoneinfo
+
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
+from django.core.exceptions import ValidationError
 
 from inferview.access import pricing
 
@@ -65,6 +68,30 @@ class EmailPreferencesForm(forms.Form):
         if raw is not None and raw.lower() not in self.TICKED + self.UNTICKED:
             raise forms.ValidationError("Tick the box or leave it empty.")
         return raw is not None and raw.lower() in self.TICKED
+
+
+class TimeZoneForm(forms.Form):
+    """The zone times are shown in; empty goes back to the browser's."""
+
+    time_zone = forms.CharField(
+        label="Time zone",
+        required=False,
+        max_length=64,
+        help_text="Times of reviews, mocks and comments are shown in it. Your browser's "
+        "zone is kept here when you first sign in.",
+        widget=forms.Select(
+            choices=lambda: (
+                [("", "My browser's zone")]
+                + [(z, z) for z in sorted(zoneinfo.available_timezones())]
+            )
+        ),
+    )
+
+    def clean_time_zone(self) -> str:
+        try:
+            return profile.check_time_zone(self.cleaned_data["time_zone"])
+        except ValidationError as exc:
+            raise ValidationError(exc.message_dict["time_zone"]) from exc
 
 
 class ProfileForm(forms.Form):

@@ -1,4 +1,5 @@
-"""Staff without a second factor are kept out of the admin; "last seen" of a session."""
+"""Staff without a second factor are kept out of the admin; "last seen" of a session; a
+signed-in learner's time zone is activated for the request (``profile.zone_to_show``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 
-from . import security
+from . import profile, security
+
+#: The cookie static/js/community.js sets to the browser's IANA zone (the same name as
+#: ``community.views.common.TIME_ZONE_COOKIE``; importing that views module here would
+#: load the API's parsers while middleware is being built).
+TIME_ZONE_COOKIE = "tz"
 
 
 class AccountSecurityMiddleware:
@@ -30,4 +37,15 @@ class AccountSecurityMiddleware:
                 # action is reachable; the page says why and leads to the setup.
                 return render(request, "accounts/two_factor_required.html", status=403)
             security.touch_last_seen(user=user, session=request.session)
+            zone = profile.zone_to_show(
+                user=user, browser_zone=request.COOKIES.get(TIME_ZONE_COOKIE, "")
+            )
+            if zone:
+                # A signed-in reader's pages are cached under their own key, never
+                # shared, so they may be rendered in the reader's zone.
+                timezone.activate(zone)
+                try:
+                    return self.get_response(request)
+                finally:
+                    timezone.deactivate()
         return self.get_response(request)

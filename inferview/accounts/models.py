@@ -61,6 +61,13 @@ class User(AbstractUser):
     # The UTS #39 skeleton of the display name (``names.skeleton``), kept by ``save``: two
     # names that look alike have the same skeleton, and the unique index below refuses it.
     name_skeleton = models.CharField(max_length=255, blank=True, default="", editable=False)
+    time_zone = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="IANA name (Europe/Paris) times are shown in. Empty: the browser's zone, "
+        "kept here on the first signed-in request that reports one.",
+    )
     email_replies = models.BooleanField(
         "Email me replies to my comments",
         default=True,

@@ -7,6 +7,7 @@ profile page makes; both are keyword-only and atomic like every other service.""
 from __future__ import annotations
 
 import secrets
+import zoneinfo
 
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -141,3 +142,50 @@ def set_email_preferences(*, user: User, email_replies: bool) -> None:
     with transaction.atomic():
         get_user_model().objects.filter(pk=user.pk).update(email_replies=email_replies)
     user.email_replies = email_replies
+
+
+def check_time_zone(name: str) -> str:
+    """The IANA time zone name if zoneinfo knows it ("" stays ""), else ``ValidationError``
+    naming ``time_zone``."""
+    name = (name or "").strip()
+    if not name:
+        return ""
+    try:
+        if len(name) > 64:
+            raise ValueError(name)
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValidationError(
+            {
+                "time_zone": [
+                    f"“{name[:64]}” is not a time zone we know; choose one like Europe/Paris."
+                ]
+            }
+        ) from exc
+    return name
+
+
+def set_time_zone(*, user: User, time_zone: str) -> None:
+    """Keep the zone times are shown in for this learner ("" : the browser's, again)."""
+    name = check_time_zone(time_zone)
+    with transaction.atomic():
+        get_user_model().objects.filter(pk=user.pk).update(time_zone=name)
+    user.time_zone = name
+
+
+def zone_to_show(*, user: User, browser_zone: str) -> str:
+    """The zone to show this signed-in learner's times in: their profile's; else the one
+    their browser reports (community.js's cookie), which is then kept in the profile, so
+    e-mails and other devices use it too. "" when neither is a known zone (UTC)."""
+    if user.time_zone:
+        try:
+            return check_time_zone(user.time_zone)
+        except ValidationError:
+            return ""
+    try:
+        zone = check_time_zone(browser_zone)
+    except ValidationError:
+        return ""
+    if zone:
+        set_time_zone(user=user, time_zone=zone)
+    return zone

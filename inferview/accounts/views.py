@@ -17,7 +17,13 @@ from django_ratelimit.core import is_ratelimited
 from inferview.access import policy, pricing, selectors
 
 from . import export, profile, security, services
-from .forms import CurrencyForm, DeleteAccountForm, EmailPreferencesForm, ProfileForm
+from .forms import (
+    CurrencyForm,
+    DeleteAccountForm,
+    EmailPreferencesForm,
+    ProfileForm,
+    TimeZoneForm,
+)
 
 #: Deleting checks the password, so unthrottled it is a password oracle for anyone holding
 #: a session (a shared computer, a stolen cookie). allauth throttles password changes the
@@ -35,8 +41,16 @@ def overview(request: HttpRequest) -> HttpResponse:
         initial={"display_name": user.display_name, "theme": user.theme}, user=user
     )
     email_form = EmailPreferencesForm(initial={"email_replies": user.email_replies})
+    zone_form = TimeZoneForm(initial={"time_zone": user.time_zone})
     status = 200
-    if request.method == "POST" and request.POST.get("form") == "email":
+    if request.method == "POST" and request.POST.get("form") == "time_zone":
+        zone_form = TimeZoneForm(request.POST)
+        if zone_form.is_valid():
+            profile.set_time_zone(user=user, **zone_form.cleaned_data)
+            messages.success(request, "Saved your time zone.")
+            return redirect("accounts:overview")
+        status = 400
+    elif request.method == "POST" and request.POST.get("form") == "email":
         email_form = EmailPreferencesForm(request.POST)
         if email_form.is_valid():
             profile.set_email_preferences(user=user, **email_form.cleaned_data)
@@ -72,6 +86,7 @@ def overview(request: HttpRequest) -> HttpResponse:
             "currency_form": form,
             "profile_form": profile_form,
             "email_form": email_form,
+            "zone_form": zone_form,
             "remaining": selectors.remaining_answers(user=user),
             "price": pricing.premium_price(pricing.viewer_currency(request)),
             "purchase_count": selectors.purchases_of(user=user).count(),

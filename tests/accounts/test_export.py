@@ -90,6 +90,7 @@ def test_the_export_holds_each_kind_of_the_readers_rows_and_nothing_of_anothers(
     data = json.loads(text)
     assert data["profile"]["email"] == "alice@example.com"
     assert data["profile"]["display_name"] == "Alice"
+    assert data["profile"]["time_zone"] == ""
     for section, check in EXPECTED.items():
         assert check(data, alice, "ALICE"), section
     # Nothing of Bob's: his tag, his address, his note on the report they share.

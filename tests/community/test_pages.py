@@ -170,6 +170,9 @@ def test_the_rating_message_is_in_the_reader_s_time_zone(client_for, free_user, 
     c.cookies["tz"] = "Asia/Kolkata"
     r = c.post(reverse("community:rate", args=[question.pk]), {"rating": 3}, follow=True)
     assert "IST." in r.content.decode() and " UTC." not in r.content.decode()
-    c.cookies["tz"] = "Not/AZone"  # anything else: UTC, never a 500
+    free_user.refresh_from_db()
+    assert free_user.time_zone == "Asia/Kolkata"  # kept in the profile (accounts.profile)
+    type(free_user).objects.filter(pk=free_user.pk).update(time_zone="")
+    c.cookies["tz"] = "Not/AZone"  # anything else, with no zone kept: UTC, never a 500
     r = c.post(reverse("community:rate", args=[question.pk]), {"rating": 3}, follow=True)
     assert r.status_code == 200 and " UTC." in r.content.decode()

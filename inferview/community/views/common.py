@@ -29,8 +29,11 @@ TIME_ZONE_COOKIE = "tz"
 def reader_zone(request: HttpRequest) -> dt.tzinfo:
     """The reader's time zone as their browser reported it, or UTC. Only for what is
     rendered for this reader alone (a flash message): cached pages are shared, so their
-    <time> elements are rewritten in the browser instead."""
-    name = request.COOKIES.get(TIME_ZONE_COOKIE, "")
+    <time> elements are rewritten in the browser instead. A signed-in reader's profile
+    zone (``accounts.profile.zone_to_show``) comes first."""
+    name = getattr(getattr(request, "user", None), "time_zone", "") or request.COOKIES.get(
+        TIME_ZONE_COOKIE, ""
+    )
     if 0 < len(name) <= 64:
         try:
             return zoneinfo.ZoneInfo(name)
