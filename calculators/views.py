@@ -18,7 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from calculators import model_catalog, presets
+from calculators import calibration, model_catalog, presets
 from calculators.charts import render_chart
 from calculators.compute import compute
 from calculators.formatting import number
@@ -176,6 +176,9 @@ def _render_page(
         if run is not None
         else "",
         "meta_description": spec.summary,
+        "reality": calibration.page_section(
+            spec.slug, result["inputs"] if result else dict(spec.example), preset
+        ),
         "input_fields": [
             form[name]
             for i in spec.inputs

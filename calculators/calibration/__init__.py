@@ -23,7 +23,7 @@ MEASUREMENTS = Path(__file__).with_name("measurements.json")
 TARGET_BAND = (0.8, 1.25)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: each row is one fixed record
 class Row:
     id: str
     calculator: str
@@ -74,13 +74,16 @@ def rows() -> tuple[Row, ...]:
 
 def evaluate(selected: tuple[Row, ...] | None = None) -> list[Result]:
     """Every row's estimate, computed as a user would get it."""
+    return [_result(row) for row in (rows() if selected is None else selected)]
+
+
+@cache
+def _result(row: Row) -> Result:
+    # Rows are fixed data, so one process computes each estimate once (pages reuse it).
     from calculators.compute import run_inline
 
-    out = []
-    for row in rows() if selected is None else selected:
-        result = run_inline(row.calculator, dict(row.inputs), preset=row.preset)
-        out.append(Result(row, float(result["outputs"][row.output])))
-    return out
+    result = run_inline(row.calculator, dict(row.inputs), preset=row.preset)
+    return Result(row, float(result["outputs"][row.output]))
 
 
 def median_log_miss(results: list[Result]) -> float:
@@ -102,3 +105,61 @@ def nearest(calculator: str, inputs: dict[str, Any], limit: int = 3) -> list[Res
 
     candidates = sorted((r for r in rows() if r.calculator == calculator), key=score)
     return evaluate(tuple(candidates[:limit]))
+
+
+# What each performance calculator leaves out, shown under its published rows.
+LEAVES_OUT = {
+    "serving_estimate": (
+        "Kernel quality of a given engine version (one row misses by 2.2x for it), "
+        "speculative decoding, CUDA graphs and sampling, expert parallelism and the "
+        "all-to-all of MoE layers, and variable request lengths."
+    ),
+    "training_budget": (
+        "Failures and restarts, long-context and annealing stages, recomputation, and "
+        "how MFU falls for small models on large clusters (the Llama 3.1 8B and 70B rows)."
+    ),
+    "collective_time": (
+        "Message sizes too small to reach the protocol's bandwidth, topology-aware "
+        "algorithm choice by NCCL's tuner, and contention with other traffic."
+    ),
+    "prefill": (
+        "No published row in the set yet: serving_estimate's prefill_ms rows (TTFT at "
+        "batch 1) are its nearest check."
+    ),
+    "decode_bound": (
+        "No published row in the set yet: serving_estimate's throughput rows exercise the "
+        "same weight-and-KV read."
+    ),
+    "roofline": "No published row in the set yet.",
+    "local_fit": "No published row in the set yet.",
+}
+
+
+def page_section(slug: str, inputs: dict[str, Any], preset: str = "") -> dict[str, Any] | None:
+    """The "How close is this to reality?" section for a calculator page: the published
+    rows nearest the inputs with their estimates, and what the estimate leaves out. None
+    for calculators that predict no measured performance."""
+    if slug not in LEAVES_OUT:
+        return None
+    chosen = dict(inputs)
+    if preset:
+        chosen["preset"] = preset.split(",")[0]
+    near = nearest(slug, chosen) if any(r.calculator == slug for r in rows()) else []
+    return {
+        "rows": [
+            {
+                "source": r.row.source,
+                "url": r.row.url,
+                "date": r.row.date,
+                "configuration": r.row.configuration,
+                "output": r.row.output,
+                "unit": r.row.unit,
+                "measured": r.row.measured,
+                "estimate": r.estimate,
+                "ratio": r.ratio,
+                "explained": r.row.explained,
+            }
+            for r in near
+        ],
+        "leaves_out": LEAVES_OUT[slug],
+    }

@@ -22,6 +22,16 @@ The model, step by step (each line is one line of code below):
   is given.
 - Prefill (TTFT without queueing): 2·active·N + causal attention 2·layers·N²·heads·
   head_dim FLOPs for one prompt, or the one weight read if that is slower.
+- pp: a replica is tp × pp GPUs; weights and the KV pool spread over all of them; the
+  concurrency runs as pp micro-batches, so a step re-reads each GPU's weights once per
+  micro-batch but its KV once per round (KV term / pp), and compute spreads over tp·pp.
+- cache_hit_rate h: prefill computes the linear layers for (1 − h)·N new tokens and the
+  causal attention of those tokens over the whole prefix, 2·layers·N²(1 − h²)·heads·hd.
+- Under load: itl_loaded_ms = request time / output tokens (the prefills that share the
+  steps included); ttft_loaded_ms = prefill × (1 + ρ / (2(1 − ρ))), an M/D/1 queue of
+  prefill work with ρ = concurrency × prefill / request time. Per pool (disaggregated):
+  prompt tokens/s of a prefill GPU, output tokens/s of a decode GPU, and pd_ratio, the
+  prefill GPUs one decode GPU needs at this prompt:output mix.
 - Compute efficiency: one given figure serves both phases; left out, prefill and decode
   take the defaults fitted per weight precision on the calibration set
   (``efficiency.py``: prefill 0.65 at BF16, 0.45 at FP8; decode 0.5).

@@ -213,3 +213,31 @@ def test_every_calculator_page_with_a_result(browser, stack, viewport):
     problems += [f"axe {v['impact']} {v['id']}" for v in violations if v["impact"] in BLOCKING]
     assert problems == [] and errors == []
     context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE_360], ids=["desktop", "phone"])
+def test_how_close_to_reality_section(browser, stack, viewport):
+    """The published rows nearest the inputs, readable at both widths, nothing overflows
+    the page and axe finds nothing serious."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.goto(
+        stack.base_url + "/calculators/serving_estimate/?model=llama-2-70b&weight_precision=fp8"
+        "&kv_precision=fp8&precision=fp8&tp=2&prompt_tokens=2048&output_tokens=2048"
+        "&concurrency=64&preset=h100-sxm&run=1"
+    )
+    section = page.locator("section.calc-reality")
+    expect(section).to_contain_text("How close is this to reality?")
+    expect(section.locator("tbody tr")).to_have_count(3)
+    expect(section).to_contain_text("What the estimate leaves out")
+    section.scroll_into_view_if_needed()
+    overflow = page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    page.screenshot(
+        path=str(SHOTS / f"serving_estimate-reality-{viewport['width']}.png"), full_page=True
+    )
+    violations = Axe().run(page).response["violations"]
+    serious = [f"{v['impact']} {v['id']}" for v in violations if v["impact"] in BLOCKING]
+    assert overflow <= 0 and serious == []
+    context.close()

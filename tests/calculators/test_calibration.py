@@ -228,3 +228,23 @@ def test_labels_fill_the_common_label_first_and_match_take() -> None:
         got = labels_where(cond, "yes", "no")
         assert got.dtype == object and got.shape == cond.shape
         assert got.tolist() == np.where(cond, "yes", "no").tolist()
+
+
+@pytest.mark.django_db
+def test_page_shows_how_close_to_reality(client) -> None:
+    html = client.get(
+        "/calculators/serving_estimate/?model=llama-2-7b&weight_precision=bf16"
+        "&kv_precision=bf16&tp=1&prompt_tokens=2048&output_tokens=1&concurrency=1"
+        "&preset=a100-80gb&run=1"
+    ).content.decode()
+    assert "How close is this to reality?" in html
+    # the nearest row: same GPU and model, with its measured and estimated TTFT
+    assert "llama-2-7b, a100-80gb × 1, BF16, batch 1, 2048-token prompt" in html
+    assert "133 ms" in html and "1.06×" in html
+    assert "What the estimate leaves out:" in html
+    # a calculator that predicts no measured performance has no such section
+    assert "How close is this" not in client.get("/calculators/kv_cache/").content.decode()
+    # one without rows still says so
+    assert (
+        "No published row in the set yet" in client.get("/calculators/roofline/").content.decode()
+    )
