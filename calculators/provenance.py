@@ -254,6 +254,21 @@ def box_problems(
     return problems
 
 
+def _effective(
+    spec: CalculatorSpec, clean: Mapping[str, Any], base: Mapping[str, np.ndarray], name: str
+) -> Any:
+    """The efficiency the kernel used: the author's, the spec's default, or, where the
+    default is chosen by the kernel (by precision and phase, ``kernels.efficiency``), the
+    decode figure it reports as ``decode_<name>``; 1.0 where the calculator has no such
+    input (it always uses the whole ceiling)."""
+    if name not in spec.input_names:
+        return 1.0
+    value = clean.get(name)
+    if value is None:
+        value = base.get(f"decode_{name}", np.asarray(1.0))
+    return value
+
+
 def derating_problem(slug: str, raw: Mapping[str, Any], clean: Mapping[str, Any]) -> str | None:
     """Where both a compute and a bandwidth ceiling shape the result, the two efficiencies
     must be equal unless the author set both (different on purpose, said in the text). A
@@ -264,7 +279,7 @@ def derating_problem(slug: str, raw: Mapping[str, Any], clean: Mapping[str, Any]
     base = _outputs(spec, clean)
     if not all(moves_result(spec, clean, n, base) for n in ("peak_tflops", "bandwidth_tbs")):
         return None
-    values = {n: clean.get(n, 1.0) if n in spec.input_names else 1.0 for n in EFFICIENCIES}
+    values = {n: _effective(spec, clean, base, n) for n in EFFICIENCIES}
     given = [n for n in EFFICIENCIES if raw.get(n) is not None]
     try:
         equal = bool(np.all(np.asarray(values[EFFICIENCIES[0]]) == values[EFFICIENCIES[1]]))
