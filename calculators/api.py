@@ -18,6 +18,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
+    extend_schema_field,
     inline_serializer,
 )
 from rest_framework import serializers, status
@@ -41,13 +42,18 @@ MAX_WAIT_SECONDS = 10.0
 WAIT_POLL_SECONDS = 0.002
 
 
+def _outputs_description() -> str:
+    names = sorted({o.name for spec in SPECS.values() for o in spec.outputs})
+    return "Output names across the calculators: " + ", ".join(names) + "."
+
+
 class RunSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     result = serializers.JSONField(
         read_only=True,
         help_text="Present once status is done: "
         "outputs, units, steps, establishes, needs_measurement, "
-        "table and chart.",
+        "table and chart. " + _outputs_description(),
     )
 
     class Meta:
@@ -76,8 +82,34 @@ class RunSerializer(serializers.ModelSerializer):
         )
 
 
+def _inputs_schema() -> dict[str, Any]:
+    """The run body's ``inputs`` as documented by the specs: every input name any
+    calculator takes, described with the calculators that take it, its label, unit, kind
+    and default. Values are left untyped here (a number, boolean, string or a sweep list,
+    checked per calculator by calculators.validation), so the schema names the inputs
+    without claiming one type where two calculators differ."""
+    uses: dict[str, list[str]] = {}
+    for spec in SPECS.values():
+        for inp in spec.inputs:
+            unit = f" ({inp.unit})" if inp.unit else ""
+            default = "" if inp.default is None else f", default {inp.default}"
+            uses.setdefault(inp.name, []).append(
+                f"{spec.slug}: {inp.label}{unit}, {inp.kind}{default}"
+            )
+    return {
+        "type": "object",
+        "properties": {name: {"description": "; ".join(v)} for name, v in sorted(uses.items())},
+        "additionalProperties": True,
+    }
+
+
+@extend_schema_field(_inputs_schema())
+class SpecInputsField(serializers.DictField):
+    """A DictField whose schema lists the calculators' inputs (from the specs)."""
+
+
 class RunRequestSerializer(serializers.Serializer):
-    inputs = serializers.DictField(
+    inputs = SpecInputsField(
         child=serializers.JSONField(),
         required=False,
         help_text="Input name to a number, boolean, string or a "

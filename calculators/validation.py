@@ -193,6 +193,10 @@ def _model_values(spec: CalculatorSpec, model: Any, config: Any, errors: Errors)
             # share one kernel call.
             if name == "local_layers":
                 column = [0 if v is None else v for v in column]
+            elif name in ("experts", "experts_per_token"):
+                # A dense model beside an MoE one: one "expert" read by every token, so
+                # serving_estimate counts no expert weights for it.
+                column = [1 if v is None else v for v in column]
             elif name == "local_window":
                 column = [
                     model_catalog.MODELS[m].max_context if v is None else v

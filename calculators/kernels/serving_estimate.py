@@ -32,6 +32,13 @@ The model, step by step (each line is one line of code below):
   prefill work with ρ = concurrency × prefill / request time. Per pool (disaggregated):
   prompt tokens/s of a prefill GPU, output tokens/s of a decode GPU, and pd_ratio, the
   prefill GPUs one decode GPU needs at this prompt:output mix.
+- ep and dp_attention (MoE): the experts' weights, (total − active)·E / (E − k), shard
+  over ep GPUs (over tp at ep = 1); dense and attention weights over tp, or replicated on
+  each GPU with dp_attention (which also drops the attention all-reduces). Each decode
+  step with ep > 1 adds two all-to-alls per layer (dispatch and combine of each token's
+  BF16 hidden state to its k experts) timed by ``collective_time``.
+- MLA (kv_lora_rank given): decode attention in the absorbed form, 2·heads·(2·kv_lora_rank
+  + rope_head_dim) FLOPs per position of context and layer, at attention_precision's peak.
 - Compute efficiency: one given figure serves both phases; left out, prefill and decode
   take the defaults fitted per weight precision on the calibration set
   (``efficiency.py``: prefill 0.65 at BF16, 0.45 at FP8; decode 0.5).
@@ -47,6 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._common import f64, labels_where, safe_div, shaped
+from .collective_time import collective_time
 from .efficiency import DECODE_COMPUTE, PREFILL_COMPUTE, PROTOCOL_EFFICIENCY, by_precision
 
 PRECISION_BYTES = {
@@ -142,11 +150,20 @@ def serving_estimate(
     gpu_cost_per_hour: ArrayLike | None = None,
     tp_link_gbs: ArrayLike | None = None,
     allreduce_latency_us: ArrayLike = 8.0,
+    ep: ArrayLike = 1,
+    dp_attention: ArrayLike = False,
+    experts: ArrayLike | None = None,
+    experts_per_token: ArrayLike | None = None,
+    hidden: ArrayLike | None = None,
+    attention_precision: ArrayLike = "bf16",
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
     itl_ms, decode_bound, request_s), the throughputs (tokens_per_s_per_user,
-    tokens_per_s_total) and, with gpu_cost_per_hour, cost_per_m_output_tokens."""
+    tokens_per_s_total) and, with gpu_cost_per_hour, cost_per_m_output_tokens.
+
+    ep > 1 or dp_attention need experts and experts_per_token (and ep > 1 hidden): the
+    expert and dense weights are told apart from params_b and active_params_b."""
     # Not broadcast up front: inputs keep their own shapes, so in a grid over concurrency
     # and prompt length the per-model arithmetic (weights, KV size, pool) stays scalar
     # and only what depends on the swept inputs is computed per cell. That buys about 2x:
@@ -174,7 +191,28 @@ def serving_estimate(
 
     # Memory: weights sharded over tp GPUs, the rest of the usable memory holds KV.
     weights_gb = p * wb
-    weights_gb_per_gpu = weights_gb / gpus
+    ep_, dp_attn = f64(ep), np.asarray(dp_attention, dtype=bool)
+    moe_layout = bool(np.any(ep_ > 1) or np.any(dp_attn))
+    if moe_layout:
+        # Expert parallelism and attention data parallelism: the E experts' weights are
+        # (total − active)·E / (E − k) (each token reads k of the E experts, all else is
+        # dense), sharded over ep GPUs (over tp at ep = 1, as tensor-parallel MoE does);
+        # dense and attention weights sharded over tp, or replicated on every GPU of the
+        # stage with dp_attention. A step reads each GPU's own weights, so the replica
+        # reads weights_read_gb = per-GPU weights × GPUs (replicas counted).
+        if experts is None or experts_per_token is None:
+            raise ValueError("ep > 1 or dp_attention needs experts and experts_per_token")
+        n_exp, top_k = f64(experts), f64(experts_per_token)
+        # E ≤ k (a dense model, E = k = 1, swept beside an MoE one): no expert weights.
+        expert_gb = np.where(n_exp > top_k, safe_div((p - active) * n_exp, n_exp - top_k), 0.0) * wb
+        dense_gb = weights_gb - expert_gb
+        weights_gb_per_gpu = (
+            dense_gb / np.where(dp_attn, 1.0, tp_) + expert_gb / np.where(ep_ > 1, ep_, tp_)
+        ) / pp_
+        weights_read_gb = weights_gb_per_gpu * gpus
+    else:
+        weights_gb_per_gpu = weights_gb / gpus
+        weights_read_gb = weights_gb
     usable_gb_per_gpu = mem * util
     kv_pool_gb = np.maximum(usable_gb_per_gpu - weights_gb_per_gpu, 0.0) * gpus
     kv_bpt = (
@@ -206,9 +244,20 @@ def serving_estimate(
     # faults) than the arithmetic on it, so this keeps the grid benchmark at its old speed.
     to_ms_mem = 1e3 / (tp_ * bw * 1e12 * be)
     memory_ms = conc * (context * (kv_bpt / pp_ * to_ms_mem))
-    memory_ms = _plus(memory_ms, weights_gb * 1e9 * to_ms_mem)
+    memory_ms = _plus(memory_ms, weights_read_gb * 1e9 * to_ms_mem)
     to_ms_flop = 1e3 / (gpus * peak * 1e12 * ce)
-    compute_ms = conc * ((2.0 * active * 1e9 + 4.0 * layers_ * context * nh * hd) * to_ms_flop)
+    # Attention FLOPs per token, layer and position of context: MHA/GQA 4·heads·head_dim
+    # (scores and values); MLA decodes in the absorbed form, scores over the latent and
+    # RoPE key and values over the latent, 2·heads·(2·kv_lora_rank + rope_head_dim), run
+    # at the attention precision (FlashMLA: BF16) whose peak is peak × weight bytes /
+    # attention bytes, so it is charged × attention bytes / weight bytes.
+    if kv_lora_rank is None:
+        attn_flops = 4.0 * nh * hd
+    else:
+        rope = 0.0 if rope_head_dim is None else f64(rope_head_dim)
+        charge = precision_bytes(attention_precision) / wb
+        attn_flops = 2.0 * nh * (2.0 * f64(kv_lora_rank) + rope) * charge
+    compute_ms = conc * ((2.0 * active * 1e9 + layers_ * context * attn_flops) * to_ms_flop)
     # Tensor parallelism: two all-reduces per layer of the step's activations (tokens ×
     # heads·head_dim, BF16), each a fixed latency plus 2(tp-1)/tp of the message over the
     # link at the ring protocol's efficiency. Left out without a link figure (tp_link_gbs,
@@ -225,9 +274,29 @@ def serving_estimate(
             return np.where(on, 2.0 * layers_ * (lat_s + tokens * per_token_s) * 1e3, 0.0)
 
         decode_comm_ms, prefill_comm_ms = tp_comm_ms(conc / pp_), tp_comm_ms(n_in * (1 - hit))
+        if np.any(dp_attn):  # attention data parallel: no attention all-reduces
+            decode_comm_ms = np.where(dp_attn, 0.0, decode_comm_ms)
+            prefill_comm_ms = np.where(dp_attn, 0.0, prefill_comm_ms)
     itl_ms = np.maximum(memory_ms, compute_ms)
     if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
         itl_ms = itl_ms + decode_comm_ms
+    # Expert parallelism: each MoE layer dispatches every token's hidden state (BF16) to
+    # its k experts and combines the results back, two all-to-alls over the ep GPUs per
+    # layer (every layer counted as MoE), each GPU sending the tokens of its 1/tp share
+    # of the micro-batch; timed by collective_time (NVLink at tp_link_gbs when given).
+    if np.any(ep_ > 1):
+        if hidden is None or experts_per_token is None:
+            raise ValueError("ep > 1 needs hidden and experts_per_token")
+        a2a_mb = conc / (pp_ * tp_) * f64(experts_per_token) * f64(hidden) * 2.0 / 1e6
+        a2a_link: dict[str, ArrayLike] = {} if tp_link_gbs is None else {"intra_gbs": tp_link_gbs}
+        a2a = collective_time(op="all_to_all", message_mb=a2a_mb, gpus=ep_, **a2a_link)
+        a2a_ms = 2.0 * layers_ * a2a["time_ms"]
+        if experts is not None:  # a dense model swept beside an MoE one has no all-to-all
+            a2a_ms = np.where(f64(experts) > f64(experts_per_token), a2a_ms, 0.0)
+        itl_ms = itl_ms + a2a_ms
+    else:  # zero, in the shapes of the inputs that then have no use (a sweep keeps them)
+        moot = (allreduce_latency_us, ep, experts, experts_per_token, hidden)
+        a2a_ms = np.zeros(np.broadcast_shapes(*(np.shape(x) for x in moot if x is not None)))
 
     # Prefill of one prompt (causal attention), or its one weight read if that is slower.
     # Cached prompt tokens (cache_hit_rate h) skip the linear layers; the new (1-h)·N
@@ -238,7 +307,7 @@ def serving_estimate(
     )
     prefill_ms = np.maximum(
         prefill_flops / (tp_ * peak * 1e12 * ce_prefill) * 1e3,
-        weights_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
+        weights_read_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
     )
     if prefill_comm_ms is not None:
         prefill_ms = prefill_ms + prefill_comm_ms
@@ -285,6 +354,7 @@ def serving_estimate(
         "decode_compute_efficiency": ce,
         "prefill_compute_efficiency": ce_prefill,
         "tp_comm_ms": f64(allreduce_latency_us) * 0.0 if decode_comm_ms is None else decode_comm_ms,
+        "a2a_ms": a2a_ms,
         "itl_loaded_ms": itl_loaded_ms,
         "ttft_loaded_ms": ttft_loaded_ms,
         "prefill_tokens_per_s_per_gpu": prefill_tps_gpu,

@@ -13,6 +13,7 @@ from calculators.kernels.serving_estimate import PRECISION_BYTES, PRECISIONS
 from calculators.kernels.serving_estimate import serving_estimate as serving_kernel
 
 from .base import (
+    BOOLEAN,
     CHOICE,
     GPU_FILLS,
     INTEGER,
@@ -318,11 +319,20 @@ PREFILL = CalculatorSpec(
 def _serving_steps(p: Point) -> list[str]:
     tp = p.n("tp")
     gpus = f"({tp} × {p.n('pp')})" if p.has("pp") and p.v("pp") != 1 else tp
-    lines = [
-        f"weights per GPU = params × bytes({p.v('weight_precision')}) / (tp × pp) = "
-        f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {gpus} = "
-        f"{p.f('weights_gb_per_gpu')}",
-    ]
+    if (p.has("ep") and p.v("ep") > 1) or (p.has("dp_attention") and p.v("dp_attention")):
+        dense_div = "1 (attention data parallel)" if p.v("dp_attention") else "tp"
+        expert_div = "ep" if p.v("ep") > 1 else "tp"
+        lines = [
+            f"expert weights = (params − active) × experts / (experts − top-k) × bytes; "
+            f"dense = the rest; weights per GPU = (dense / {dense_div} + experts / "
+            f"{expert_div}) / pp = {p.f('weights_gb_per_gpu')}",
+        ]
+    else:
+        lines = [
+            f"weights per GPU = params × bytes({p.v('weight_precision')}) / (tp × pp) = "
+            f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {gpus} = "
+            f"{p.f('weights_gb_per_gpu')}",
+        ]
     lines += _kv_steps(p)
     lines += [
         f"KV pool = (memory × utilisation − weights per GPU) × tp × pp = "
@@ -334,10 +344,18 @@ def _serving_steps(p: Point) -> list[str]:
         f"({p.n('prompt_tokens')} + {p.n('output_tokens')})⌋ = {p.n('max_concurrency')}",
         f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes) / "
         f"(tp × bandwidth × efficiency) = {p.f('memory_ms')}",
-        f"decode compute time = concurrency × (2 × active params + 4 × layers × context × "
-        f"heads × head_dim) / (tp × peak × {p.n('decode_compute_efficiency')}) = "
+        "decode compute time = concurrency × (2 × active params + layers × context × "
+        + (
+            "2 × heads × (2 × kv_lora_rank + rope_head_dim) × bytes(attention) / "
+            "bytes(weights), MLA absorbed"
+            if p.has("kv_lora_rank") and p.v("kv_lora_rank")
+            else "4 × heads × head_dim"
+        )
+        + f") / (tp × pp × peak × {p.n('decode_compute_efficiency')}) = "
         f"{p.f('compute_ms')}",
-        f"itl_ms = max of the two + TP all-reduces ({p.f('tp_comm_ms')}) = "
+        f"itl_ms = max of the two + TP all-reduces ({p.f('tp_comm_ms')}) + EP all-to-alls "
+        f"(2 × layers × all_to_all of concurrency / (tp × pp) × top-k × hidden × 2 B over ep "
+        f"GPUs, {p.f('a2a_ms')}) = "
         f"{p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
         f"tokens_per_s_per_user = 1000 / itl = {p.f('tokens_per_s_per_user')}",
         f"prefill FLOPs = 2 × active × N(1 − h) + 2 × layers × N²(1 − h²) × heads × head_dim "
@@ -469,6 +487,19 @@ def _serving_check(clean: dict[str, Any]) -> dict[str, list[str]]:
     active, total = clean.get("active_params_b"), clean.get("params_b")
     if isinstance(active, float) and isinstance(total, float) and active > total:
         errors["active_params_b"] = [f"must not exceed params_b ({total:g})"]
+    ep, tp = clean.get("ep"), clean.get("tp")
+    if isinstance(ep, int) and isinstance(tp, int) and (ep > tp or tp % ep):
+        errors["ep"] = [f"must divide tp ({tp}): experts shard over the replica's tp GPUs"]
+    moe = (isinstance(ep, int) and ep > 1) or clean.get("dp_attention") is True
+    if moe:
+        for name in ("experts", "experts_per_token"):
+            if clean.get(name) is None:
+                errors[name] = ["required with ep > 1 or dp_attention (choose an MoE model)"]
+    if isinstance(ep, int) and ep > 1 and clean.get("hidden") is None:
+        errors["hidden"] = ["required with ep > 1 (it sizes the all-to-all)"]
+    e, k = clean.get("experts"), clean.get("experts_per_token")
+    if isinstance(e, int) and isinstance(k, int) and k >= e:
+        errors["experts_per_token"] = [f"must be fewer than experts ({e})"]
     return errors
 
 
@@ -508,6 +539,43 @@ SERVING_ESTIMATE = CalculatorSpec(
         precision(),
         _count("tp", "GPUs per replica (tensor parallel)", default=1, hi=1024),
         _count("pp", "Pipeline stages per replica", default=1, hi=1024),
+        _count("ep", "Expert-parallel GPUs (MoE)", default=1, hi=1024),
+        Input(
+            "dp_attention",
+            "Attention data parallel (MoE)",
+            kind=BOOLEAN,
+            default=False,
+            help="Dense and attention weights on every GPU, each GPU attending to its own "
+            "requests; experts stay sharded.",
+        ),
+        Input("experts", "Experts (MoE)", "", min=1, max=65536, kind=INTEGER, required=False),
+        Input(
+            "experts_per_token",
+            "Experts per token (MoE top-k)",
+            "",
+            min=1,
+            max=65536,
+            kind=INTEGER,
+            required=False,
+        ),
+        Input(
+            "hidden",
+            "Hidden size",
+            "",
+            min=1,
+            max=1e6,
+            kind=INTEGER,
+            required=False,
+            help="Sizes the all-to-all of each token's hidden state when ep > 1.",
+        ),
+        Input(
+            "attention_precision",
+            "Attention precision (MLA)",
+            kind=CHOICE,
+            choices=PRECISIONS,
+            default="bf16",
+            help="MLA models: decode attention is charged at this precision's peak.",
+        ),
         Input(
             "cache_hit_rate",
             "Prompt cache hit rate",
@@ -585,6 +653,7 @@ SERVING_ESTIMATE = CalculatorSpec(
         Output("decode_compute_efficiency", "Decode compute efficiency used", "fraction"),
         Output("prefill_compute_efficiency", "Prefill compute efficiency used", "fraction"),
         Output("tp_comm_ms", "Tensor-parallel all-reduces per decode step", "ms"),
+        Output("a2a_ms", "Expert-parallel all-to-alls per decode step", "ms"),
         Output("itl_loaded_ms", "Inter-token latency under load (with prefills)", "ms"),
         Output("ttft_loaded_ms", "TTFT under load (queued behind prefills)", "ms"),
         Output("prefill_tokens_per_s_per_gpu", "Prefill pool: prompt tokens/s per GPU", "tokens/s"),
