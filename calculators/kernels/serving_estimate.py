@@ -31,7 +31,9 @@ The model, step by step (each line is one line of code below):
   steps included); ttft_loaded_ms = prefill × (1 + ρ / (2(1 − ρ))), an M/D/1 queue of
   prefill work with ρ = concurrency × prefill / request time. Per pool (disaggregated):
   prompt tokens/s of a prefill GPU, output tokens/s of a decode GPU, and pd_ratio, the
-  prefill GPUs one decode GPU needs at this prompt:output mix.
+  prefill GPUs one decode GPU needs at this prompt:output mix. pool = prefill | decode
+  makes the main outputs one pool's: a prefill replica's prompt tokens/s and TTFT (one
+  prefill), a decode replica's output tokens/s and ITL (the bare step).
 - ep and dp_attention (MoE): the experts' weights, (total − active)·E / (E − k), shard
   over ep GPUs (over tp at ep = 1); dense and attention weights over tp, or replicated on
   each GPU with dp_attention (which also drops the attention all-reduces). Each decode
@@ -156,6 +158,7 @@ def serving_estimate(
     experts_per_token: ArrayLike | None = None,
     hidden: ArrayLike | None = None,
     attention_precision: ArrayLike = "bf16",
+    pool: ArrayLike = "both",
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
@@ -361,6 +364,23 @@ def serving_estimate(
         "decode_tokens_per_s_per_gpu": decode_tps_gpu,
         "pd_ratio": decode_tps_gpu * (new_tokens / n_out / prefill_tps_gpu),
     }
+    if not (isinstance(pool, str) and pool == "both"):
+        # One pool of a disaggregated deployment: a prefill replica runs prompts back to
+        # back (its throughput is new prompt tokens/s, its request time and TTFT one
+        # prefill, with no queue modelled); a decode replica runs only decode steps (its
+        # throughput concurrency / ITL, its loaded ITL the bare step, and TTFT the prefill
+        # done in the other pool). The pools' outputs above stay as they are.
+        kind = np.asarray(pool, dtype=str)
+        is_p, is_d = kind == "prefill", kind == "decode"
+        prefill_rate = new_tokens * 1e3 / prefill_ms
+        tokens_per_s_total = np.where(
+            is_p, prefill_rate, np.where(is_d, conc * 1e3 / itl_ms, tokens_per_s_total)
+        )
+        request_ms = np.where(is_p, prefill_ms, np.where(is_d, n_out * itl_ms, request_ms))
+        out["tokens_per_s_total"] = tokens_per_s_total
+        out["request_s"] = request_ms
+        out["itl_loaded_ms"] = np.where(is_d, itl_ms, itl_loaded_ms)
+        out["ttft_loaded_ms"] = np.where(is_p | is_d, prefill_ms, ttft_loaded_ms)
     if gpu_cost_per_hour is not None:
         usd_per_s = f64(gpu_cost_per_hour) * gpus / 3600.0
         out["cost_per_m_output_tokens"] = (usd_per_s * 1e6) / tokens_per_s_total

@@ -373,6 +373,12 @@ def _serving_steps(p: Point) -> list[str]:
         f"GPUs per decode GPU = (new prompt / output) × decode rate / prefill rate = "
         f"{p.n('pd_ratio', 3)}",
     ]
+    if p.has("pool") and p.v("pool") != "both":
+        lines.append(
+            f"pool = {p.v('pool')}: tokens_per_s_total, request_s and the loaded latencies are "
+            "this pool's alone (prefill: new prompt tokens × 1000 / prefill_ms and TTFT = "
+            "prefill_ms; decode: concurrency × 1000 / itl and ITL = itl_ms)"
+        )
     if p.has("cost_per_m_output_tokens"):
         lines.append(
             f"cost per 10⁶ output tokens = gpu_cost × tp × pp / 3600 / tokens_per_s_total × "
@@ -408,7 +414,21 @@ def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
             f"{p.n('concurrency')}: the engine would queue or preempt the rest. Lower the "
             "KV precision, raise tp or cap the context."
         ]
-    if note != "weights do not fit":
+    pool = p.v("pool") if p.has("pool") else "both"
+    if note != "weights do not fit" and pool == "prefill":
+        est.append(
+            f"A prefill replica takes {p.f('tokens_per_s_total', 3)} of new prompt tokens "
+            f"({p.f('prefill_tokens_per_s_per_gpu', 3)} per GPU); each prompt's first token "
+            f"after {p.f('prefill_ms', 3)} (TTFT, no queue)."
+        )
+    elif note != "weights do not fit" and pool == "decode":
+        est.append(
+            f"A decode replica emits {p.f('tokens_per_s_total', 3)} "
+            f"({p.f('decode_tokens_per_s_per_gpu', 3)} per GPU), each user "
+            f"{p.f('tokens_per_s_per_user', 3)}, {p.f('itl_ms', 3)} between tokens (ITL, "
+            "no prefills in its steps)."
+        )
+    if note != "weights do not fit" and pool == "both":
         est.append(
             f"Each user streams {p.f('tokens_per_s_per_user', 3)} ({p.f('itl_ms', 3)} per "
             f"token, decode {binding_ceiling(p, p.v('decode_bound'))}); the replica emits "
@@ -567,6 +587,15 @@ SERVING_ESTIMATE = CalculatorSpec(
             kind=INTEGER,
             required=False,
             help="Sizes the all-to-all of each token's hidden state when ep > 1.",
+        ),
+        Input(
+            "pool",
+            "Pool (disaggregated serving)",
+            kind=CHOICE,
+            choices=("both", "prefill", "decode"),
+            default="both",
+            help="prefill: a replica that only prefills (throughput in prompt tokens/s, "
+            "TTFT); decode: one that only decodes (output tokens/s, ITL).",
         ),
         Input(
             "attention_precision",

@@ -96,13 +96,18 @@ INPUTS = {
 }
 
 
-@pytest.mark.django_db
-def test_the_same_through_api_page_and_cli(client, published) -> None:
+def _arg(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def api_cli_page(client, inputs: dict, preset: str) -> tuple[dict, dict, str]:
+    """serving_estimate's outputs for the same inputs through the API (run by the task
+    when queued) and ``manage.py calc``, and the page's HTML."""
     from calculators.tasks import execute_run
 
     response = client.post(
         "/api/v1/calculators/serving_estimate/runs/",
-        json.dumps({"inputs": INPUTS, "preset": "h200"}),
+        json.dumps({"inputs": inputs, "preset": preset}),
         content_type="application/json",
     )
     assert response.status_code in (200, 202), response.content[:400]
@@ -110,17 +115,19 @@ def test_the_same_through_api_page_and_cli(client, published) -> None:
     if response.status_code == 202:
         execute_run(run_id=body["id"])
         body = client.get(f"/api/v1/calculators/runs/{body['id']}/").json()
-    api = body["result"]["outputs"]
     out = StringIO()
-    args = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in INPUTS.items()]
-    call_command("calc", "serving_estimate", *args, "--preset", "h200", "--json", stdout=out)
-    cli = json.loads(out.getvalue())
+    args = [f"{k}={_arg(v)}" for k, v in inputs.items()]
+    call_command("calc", "serving_estimate", *args, "--preset", preset, "--json", stdout=out)
+    query = "&".join(f"{k}={_arg(v)}" for k, v in inputs.items())
+    page = client.get(f"/calculators/serving_estimate/?{query}&preset={preset}&run=1")
+    return body["result"]["outputs"], json.loads(out.getvalue()), page.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_same_through_api_page_and_cli(client, published) -> None:
+    api, cli, html = api_cli_page(client, INPUTS, "h200")
     for key in ("weights_gb_per_gpu", "a2a_ms", "itl_ms"):
         assert api[key] == pytest.approx(cli[key]) and cli[key] > 0
-    query = "&".join(
-        f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in INPUTS.items()
-    )
-    html = client.get(f"/calculators/serving_estimate/?{query}&preset=h200&run=1").content.decode()
     assert "Expert-parallel all-to-alls per decode step" in html
     assert "EP all-to-alls" in html
 
@@ -163,5 +170,5 @@ def test_bad_ep_is_refused_naming_the_field(client) -> None:
 @pytest.mark.django_db
 def test_new_inputs_in_the_openapi_schema(client) -> None:
     text = json.dumps(client.get("/api/schema/", {"format": "json"}).json())
-    for name in ("dp_attention", "experts_per_token", "attention_precision", "a2a_ms"):
+    for name in ("dp_attention", "experts_per_token", "attention_precision", "a2a_ms", "pool"):
         assert name in text, name
