@@ -111,8 +111,10 @@ def nearest(calculator: str, inputs: dict[str, Any], limit: int = 3) -> list[Res
 LEAVES_OUT = {
     "serving_estimate": (
         "Kernel quality of a given engine version (one row misses by 2.2x for it), "
-        "speculative decoding, CUDA graphs and sampling, expert parallelism and the "
-        "all-to-all of MoE layers, and variable request lengths."
+        "speculative decoding, CUDA graphs and sampling, and variable request lengths. "
+        "Expert parallelism and its all-to-alls are modelled but no published MoE row in "
+        "the set checks them yet; every layer is counted as an MoE layer, and the "
+        "all-to-all runs at nccl-tests' bandwidth, not DeepEP's low-latency kernels."
     ),
     "training_budget": (
         "Failures and restarts, long-context and annealing stages, recomputation, and "
