@@ -74,11 +74,14 @@ def test_procfile_migrates_once_in_its_release_step():
     entries = dict(
         line.split(":", 1) for line in (ROOT / "Procfile").read_text().splitlines() if line
     )
-    assert set(entries) == {"release", "web", "worker"}
+    assert set(entries) == {"release", "web", "worker", "beat"}
     assert "release.sh" in entries["release"]
     assert "gunicorn -c gunicorn.conf.py" in entries["web"]
     assert "celery -A inferview worker" in entries["worker"]
-    assert not migrates(entries["web"]) and not migrates(entries["worker"])
+    # scheduled publishing (issue 30): exactly one beat process, never inside a worker
+    assert "celery -A inferview beat" in entries["beat"]
+    assert "--beat" not in entries["worker"] and " -B" not in entries["worker"]
+    assert not any(migrates(entries[name]) for name in ("web", "worker", "beat"))
 
 
 def test_gunicorn_config_loads():
