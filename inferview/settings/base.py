@@ -142,6 +142,9 @@ if REDIS_URL:
         "default": {
             "BACKEND": "inferview.cache.FailFastRedisCache",
             "LOCATION": os.environ.get("CACHE_REDIS_URL", REDIS_URL),
+            # Two deployments (or two test stacks) sharing one Redis keep apart their
+            # cached pages and rate-limit counts.
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
         }
     }
     # Sessions read from Redis, kept in the database (inferview.sessions): a signed-in

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,9 @@ def stack_env(
     )
     if redis_url:
         env["REDIS_URL"] = redis_url
+        # The shared Redis outlives the stack: a key prefix of its own keeps this stack's
+        # rate-limit counts from adding to earlier stacks' (and earlier runs') posts.
+        env["CACHE_KEY_PREFIX"] = f"stack-{uuid.uuid4().hex[:12]}"
     return env
 
 
