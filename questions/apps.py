@@ -14,7 +14,17 @@ def _register_revisions() -> None:
     follows its sections and a section its items, so reverting restores them together."""
     import reversion
 
-    from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+    from .models import (
+        CalculatorEmbed,
+        Concept,
+        Guide,
+        GuideItem,
+        GuideSection,
+        Lesson,
+        Part,
+        Question,
+        Track,
+    )
 
     for model, follow in (
         (Track, ()),
@@ -24,6 +34,8 @@ def _register_revisions() -> None:
         (Guide, ("sections",)),
         (GuideSection, ("items",)),
         (GuideItem, ()),
+        (Part, ()),
+        (Lesson, ()),
     ):
         if not reversion.is_registered(model):
             reversion.register(model, follow=follow)
@@ -34,9 +46,21 @@ def _connect_content_version() -> None:
     from django.db.models.signals import m2m_changed, post_delete, post_save
 
     from . import content_version
-    from .models import CalculatorEmbed, Concept, Guide, GuideItem, GuideSection, Question, Track
+    from .models import (
+        CalculatorEmbed,
+        Concept,
+        Guide,
+        GuideItem,
+        GuideSection,
+        Lesson,
+        Part,
+        Question,
+        Track,
+    )
 
-    for model in (Track, Concept, Question, CalculatorEmbed, Guide, GuideSection, GuideItem):
+    for model in (
+        Track, Concept, Question, CalculatorEmbed, Guide, GuideSection, GuideItem, Part, Lesson,
+    ):  # fmt: skip
         for signal in (post_save, post_delete):
             signal.connect(
                 content_version.bump, sender=model, dispatch_uid=f"cv-{model.__name__}-{signal}"
@@ -44,6 +68,12 @@ def _connect_content_version() -> None:
     m2m_changed.connect(
         content_version.bump, sender=Question.concepts.through, dispatch_uid="cv-question-concepts"
     )
+    for name, through in (
+        ("lesson-concepts", Lesson.concepts.through),
+        ("lesson-questions", Lesson.questions.through),
+        ("lesson-prerequisites", Lesson.prerequisites.through),
+    ):
+        m2m_changed.connect(content_version.bump, sender=through, dispatch_uid=f"cv-{name}")
 
 
 class QuestionsConfig(AppConfig):

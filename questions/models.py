@@ -7,6 +7,7 @@ re-importing unchanged content leaves the "Updated" month alone.
 
 import uuid
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
@@ -406,3 +407,110 @@ class PracticeCheck(models.Model):
 
     def __str__(self) -> str:
         return f"check of {self.question_id}: {self.status}"
+
+
+# ---------------------------------------------------------------------------- the course
+
+
+class Part(ContentMixin):
+    """One part of the course (``content/lessons/<NN>-<slug>/_part.md``), in order."""
+
+    number = models.PositiveIntegerField(unique=True, validators=[MinValueValidator(1)])
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.CharField(max_length=300)
+    intro = models.TextField(blank=True, help_text="Markdown")
+
+    class Meta:
+        ordering = ["number"]
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:course") + f"#part-{self.slug}"
+
+
+def new_lesson_key() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Lesson(CheckedMixin, ContentMixin):
+    """A lesson: teaching in order, with worked numbers and diagrams; its ``access`` guards
+    the body and the check items' answers, as a question's guards its answer."""
+
+    # identity, as a question's: survives renumbering, moving part and slug changes
+    key = models.CharField(max_length=40, unique=True, default=new_lesson_key, editable=False)
+    part = models.ForeignKey(Part, on_delete=models.PROTECT, related_name="lessons")
+    number = models.PositiveIntegerField(validators=[MinValueValidator(1)])
+    slug = models.SlugField(max_length=120, unique=True)
+    title = models.CharField(max_length=300)
+    summary = models.CharField(
+        max_length=400, help_text="One or two sentences: what the reader can do afterwards."
+    )
+    level = models.CharField(max_length=16, choices=Level.choices, default=Level.FOUNDATIONS)
+    access = models.CharField(max_length=16, choices=AccessLevel.choices, default=AccessLevel.OPEN)
+    minutes = models.PositiveIntegerField(default=1, help_text="Minutes to read (words / 200).")
+    prerequisites = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="unlocks"
+    )
+    concepts = models.ManyToManyField(Concept, blank=True, related_name="lessons")
+    questions = models.ManyToManyField(Question, blank=True, related_name="lessons")
+    references = models.JSONField(
+        default=list, blank=True, help_text="A list of {title, publisher, year, url}."
+    )
+    body = models.TextField(help_text="Markdown: ## sections form the table of contents.")
+    check_items = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='"Check yourself": 3-5 items, each {kind: choice, prompt, choices, answer, '
+        "explain} or {kind: number, prompt, calculator, preset, inputs, output, unit, "
+        "tolerance, explain}; gated with the body.",
+    )
+
+    class Meta:
+        ordering = ["part__number", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["part", "number"], name="lesson_number_per_part"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.part.number}.{self.number} {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("questions:lesson", args=[self.part.slug, self.slug])
+
+    def clean(self) -> None:
+        from .lesson_checks import check_item_problems
+
+        if problems := check_item_problems(self.check_items):
+            raise ValidationError({"check_items": problems})
+
+
+class LessonProgress(models.Model):
+    """A learner's progress in one lesson: marked done, and/or passed its check.
+
+    It lives in the content app beside ``Lesson`` (its only foreign key upward is the user
+    model, reached through ``settings.AUTH_USER_MODEL`` like every lower floor); it is
+    written by ``questions.lessons.mark_done`` / ``record_check`` only."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lesson_progress"
+    )
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="progress")
+    done_at = models.DateTimeField(null=True, blank=True)
+    check_passed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "lesson"], name="lesson_progress_per_user")
+        ]
+        verbose_name_plural = "lesson progress"
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.lesson_id}"
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.done_at or self.check_passed_at)

@@ -12,7 +12,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from . import content_version
-from .models import Concept, Guide, GuideItem, Question, QuestionSlugHistory, Track
+from .models import Concept, Guide, GuideItem, Lesson, Part, Question, QuestionSlugHistory, Track
 from .tasks import schedule_similarity_recompute
 
 # The fields whose change is a real content edit (and so moves "Updated <Month Year>").
@@ -21,6 +21,17 @@ CONTENT_FIELDS: dict[type, tuple[str, ...]] = {
     Concept: ("title", "summary", "body", "category", "level", "access", "references"),
     Question: ("title", "summary", "body", "answer", "difficulty", "kind", "access", "references"),
     Guide: ("title", "summary", "intro"),
+    Part: ("title", "summary", "intro"),
+    Lesson: (
+        "title",
+        "summary",
+        "body",
+        "level",
+        "access",
+        "minutes",
+        "references",
+        "check_items",
+    ),
 }
 
 
