@@ -18,9 +18,10 @@ from django.db import transaction
 from django.db.models import F
 
 from .content_format import ANSWER_SEPARATOR
-from .models import Concept, Guide, Question, Track
+from .content_lessons import export_lessons
+from .models import Concept, Guide, Lesson, Part, Question, Track
 
-SUBFOLDERS = ("concepts", "tracks", "guides")
+SUBFOLDERS = ("concepts", "tracks", "guides", "lessons")
 REFERENCE_FIELDS = ("title", "publisher", "year", "url")
 
 
@@ -123,8 +124,9 @@ def export_content(root: Path) -> int:
             }  # fmt: skip
             body = f"{_lf(s.intro)}\n\n{items}" if s.intro else items
             _write(d / f"{n:02d}-{s.slug}.md", meta, body, written)
+    export_lessons(root, lambda path, meta, body: _write(path, meta, body, written))
     _remove_stale(root, written)
-    for model in (Track, Concept, Question, Guide):
+    for model in (Track, Concept, Question, Guide, Part, Lesson):
         model.objects.exclude(synced_hash=F("content_hash")).update(synced_hash=F("content_hash"))
     return len(written)
 

@@ -39,6 +39,7 @@ from .content_format import (
     _split_items,
     _whole_number,
 )
+from .content_lessons import import_lessons
 from .content_questions import _import_questions
 from .models import (
     AccessLevel,
@@ -80,6 +81,9 @@ def _import_all(root: Path, options: ImportOptions, report: ImportReport) -> Non
 
     for guide_dir in sorted(p for p in (root / "guides").glob("*") if p.is_dir()):
         _import_guide(guide_dir, concepts, report, options)
+
+    # after questions and concepts: a lesson links both
+    import_lessons(root, options, report)
 
 
 def _import_concept(path: Path, concepts: dict[str, Concept], options, report) -> Concept:

@@ -1,6 +1,7 @@
-"""python manage.py check_content [--track SLUG ...] [--concepts] [--guides] [--root DIR]
+"""python manage.py check_content [--track SLUG ...] [--concepts] [--guides] [--lessons] [--root DIR]
 
-Runs the content quality rules (questions/content_check.py) over the content files and
+Runs the content quality rules (questions/content_check.py, and for the course
+questions/content_check_lessons.py) over the content files and
 exits non-zero when any finding remains, so authors see what CI will refuse.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from questions.content_check import check_content
+from questions.content_check_lessons import check_course
 
 
 class Command(BaseCommand):
@@ -23,13 +24,18 @@ class Command(BaseCommand):
         parser.add_argument("--track", action="append", default=[], help="only this track")
         parser.add_argument("--concepts", action="store_true", help="only concepts")
         parser.add_argument("--guides", action="store_true", help="only guides")
+        parser.add_argument("--lessons", action="store_true", help="only the course")
 
     def handle(self, *args: Any, **options: Any) -> None:
         root = Path(options["root"])
         if not root.is_dir():
             raise CommandError(f"{root}: no such content folder")
-        findings = check_content(
-            root, tracks=options["track"], concepts=options["concepts"], guides=options["guides"]
+        findings = check_course(
+            root,
+            tracks=options["track"],
+            concepts=options["concepts"],
+            guides=options["guides"],
+            lessons=options["lessons"],
         )
         for finding in findings:
             self.stdout.write(str(finding))
