@@ -29,7 +29,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from calculators import presets
+from calculators import leases, presets, services
 from calculators.errors import CalculatorInputError
 from calculators.models import CalculationRun
 from calculators.services import BrokerUnavailable, run_request
@@ -430,6 +430,16 @@ def _wait_seconds(request: Request) -> float:
     return value
 
 
+def _reaped(run: CalculationRun) -> CalculationRun:
+    """The run as it stands after handing it back if its worker died (no query unless
+    the row read shows a lapsed lease), so a client polling never waits on beat."""
+    if not leases.is_abandoned(run):
+        return run
+    services.reap_abandoned(run_id=str(run.pk))
+    run.refresh_from_db()
+    return run
+
+
 def _wait_for(run: CalculationRun, seconds: float) -> CalculationRun:
     """Re-read the row until it is finished or the wait is over. The row is the source of
     truth, so this asks the database rather than the Celery result backend."""
@@ -451,4 +461,5 @@ class RunDetailView(APIView):
         run = CalculationRun.objects.filter(pk=run_id).first()
         if run is None:
             raise ApiError("not_found", "No such run.", {}, 404)
+        run = _reaped(run)
         return Response(RunSerializer(run, context={"request": request}).data)

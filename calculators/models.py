@@ -47,6 +47,12 @@ class CalculationRun(models.Model):
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     attempts = models.PositiveIntegerField(default=0, help_text="Times a worker started it.")
+    # The lease (calculators.leases): who computes the run and when they last said so.
+    claim = models.UUIDField(null=True, blank=True, editable=False)
+    worker = models.CharField(
+        max_length=120, blank=True, help_text="host:worker-pid:pid of the process computing it."
+    )
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -18,6 +18,7 @@ The flow, and why:
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from calculators import leases
 from calculators.execution import execute_run
 from calculators.models import CalculationRun, canonical_hash
 from calculators.tasks import run_calculation
@@ -38,10 +40,13 @@ logger = logging.getLogger(__name__)
 # broker was flushed) and is enqueued again by the next identical request. The task is
 # idempotent, so a duplicate is harmless.
 STALE_QUEUED_AFTER = timedelta(minutes=5)
-# A running run older than this outlived the task's hard time limit (45 s): its worker
-# died mid-run. The broker redelivers the task after its visibility timeout, and the next
-# identical request does not wait for that: it enqueues the run again.
-STALE_RUNNING_AFTER = timedelta(seconds=60)
+# A run whose worker died this many times is failed rather than queued again: it may be
+# what kills them (memory), and the learner should hear so instead of waiting.
+MAX_ATTEMPTS = 3
+ABANDONED_TOO_OFTEN = (
+    "The worker computing this stopped {n} times before it finished, so it was not tried "
+    "again. Ask again to retry, or try fewer points."
+)
 
 Status = CalculationRun.Status
 
@@ -126,7 +131,8 @@ def _needs_enqueue(run: CalculationRun) -> bool:
         return True
     now = timezone.now()
     if run.status == Status.RUNNING:
-        return run.started_at is not None and now - run.started_at > STALE_RUNNING_AFTER
+        # Its holder stopped renewing the lease: the worker died mid-run (calculators.leases).
+        return leases.is_abandoned(run, now)
     return (
         run.status == Status.QUEUED
         and run.enqueued_at is not None
@@ -162,7 +168,8 @@ def _publish(run_id: str) -> bool:
 
 def compute_now(*, run: CalculationRun) -> CalculationRun:
     """Compute a run in this process (pages fall back to it when the queue is down)."""
-    CalculationRun.objects.filter(pk=run.pk).exclude(status=Status.DONE).update(
+    # A run a live worker holds is left to it; execute_run then answers "held".
+    CalculationRun.objects.filter(pk=run.pk, status__in=[Status.QUEUED, Status.FAILED]).update(
         status=Status.QUEUED, error=""
     )
     execute_run(run_id=str(run.pk))
@@ -180,3 +187,44 @@ def request_page_run(
         return run, False
     except BrokerUnavailable as exc:
         return compute_now(run=exc.run), True
+
+
+def reap_abandoned(*, run_id: str | None = None) -> dict[str, int]:
+    """Queue again, or fail, the runs whose worker died (their lease lapsed).
+
+    Celery beat calls it for every run every few seconds (calculators.beat); the API and
+    the run page call it for the one run a client is waiting on, so a learner is not left
+    waiting on a beat that is down. Each row moves by compare-and-swap on the claim it was
+    read with, so two reapers (or a reaper and a late worker) never both move it. A run
+    queued again is published after commit; if the broker refuses, it is failed with the
+    same message as any refused publish, and the next identical request queues it again.
+    """
+    now = timezone.now()
+    rows = CalculationRun.objects.filter(leases.abandoned_q(now))
+    if run_id is not None:
+        rows = rows.filter(pk=run_id)
+    counts = {"queued": 0, "failed": 0}
+    for run in rows.only("pk", "claim", "attempts", "worker")[:200]:
+        same = CalculationRun.objects.filter(pk=run.pk, status=Status.RUNNING, claim=run.claim)
+        with transaction.atomic():
+            if run.attempts >= MAX_ATTEMPTS:
+                moved = same.update(
+                    status=Status.FAILED,
+                    error=ABANDONED_TOO_OFTEN.format(n=run.attempts),
+                    finished_at=now,
+                    claim=None,
+                )
+                counts["failed"] += moved
+                continue
+            moved = same.update(status=Status.QUEUED, claim=None, error="", enqueued_at=now)
+            if moved:
+                counts["queued"] += 1
+                pk = str(run.pk)
+                transaction.on_commit(functools.partial(_publish_or_fail, pk))
+        if moved:
+            logger.warning(
+                "run %s: its worker %s stopped renewing its lease; %s",
+                run.pk, run.worker or "?",
+                "failed" if run.attempts >= MAX_ATTEMPTS else "queued again",
+            )  # fmt: skip
+    return counts

@@ -18,7 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from calculators import calibration, model_catalog, presets
+from calculators import calibration, leases, model_catalog, presets, services
 from calculators.charts import render_chart
 from calculators.compute import compute
 from calculators.formatting import number
@@ -137,6 +137,9 @@ def _fill_from_preset(request: HttpRequest, spec: CalculatorSpec) -> HttpRespons
 def run_detail(request: HttpRequest, slug: str, run_id: str) -> HttpResponse:
     spec = _spec_or_404(slug)
     run = get_object_or_404(CalculationRun, pk=run_id, calculator=slug)
+    if leases.is_abandoned(run):  # its worker died: hand it back now, not at the next beat
+        services.reap_abandoned(run_id=str(run.pk))
+        run.refresh_from_db()
     preset = request.GET.get("preset", run.preset) or ""
     initial = initial_from_inputs(run.inputs, preset, spec)
     result = run.result if run.status == CalculationRun.Status.DONE else None

@@ -192,9 +192,14 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 # Celery beat (one process: scripts/run.sh, the Procfile's beat, compose's beat) queues
 # scheduled publishing every 30 s, so an item goes live at most a minute after its time.
 # The schedule is fixed here, so Celery's own file-backed scheduler is enough.
+# It also hands back, every 5 s, the calculation runs of a worker that died (their lease
+# lapsed: calculators.leases), rather than waiting for the visibility timeout below.
 CELERY_BEAT_SCHEDULE = {
     "publish-due": {"task": "questions.publish_due", "schedule": 30.0},
+    "reap-abandoned-runs": {"task": "calculators.reap_abandoned", "schedule": 5.0},
 }
+# Seconds a calculation run's lease lasts unrenewed (renewed every quarter of it).
+CALC_RUN_LEASE_SECONDS = float(os.environ.get("CALC_RUN_LEASE_SECONDS", "10"))
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL

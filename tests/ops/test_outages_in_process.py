@@ -142,7 +142,9 @@ def test_a_run_the_api_refused_is_never_computed_by_a_late_task(monkeypatch):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_run_left_running_by_a_dead_worker_is_enqueued_again_after_a_timeout(monkeypatch):
+def test_a_run_left_running_by_a_dead_worker_is_enqueued_again_after_a_timeout(
+    monkeypatch, settings
+):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -153,11 +155,14 @@ def test_a_run_left_running_by_a_dead_worker_is_enqueued_again_after_a_timeout(m
     published = []
     monkeypatch.setattr(services, "_publish", lambda run_id: published.append(run_id) or True)
     run, _ = services.run_request(calculator="availability", raw_inputs=INPUTS)
-    CalculationRun.objects.filter(pk=run.pk).update(status="running", started_at=timezone.now())
+    now = timezone.now()
+    CalculationRun.objects.filter(pk=run.pk).update(
+        status="running", started_at=now, heartbeat_at=now
+    )
     _, scheduled = services.run_request(calculator="availability", raw_inputs=INPUTS)
     assert not scheduled  # a live run is not doubled
-    dead_since = timezone.now() - services.STALE_RUNNING_AFTER - timedelta(seconds=1)
-    CalculationRun.objects.filter(pk=run.pk).update(started_at=dead_since)
+    dead_since = timezone.now() - timedelta(seconds=settings.CALC_RUN_LEASE_SECONDS + 1)
+    CalculationRun.objects.filter(pk=run.pk).update(heartbeat_at=dead_since)
     again, scheduled = services.run_request(calculator="availability", raw_inputs=INPUTS)
     assert scheduled and again.status == "queued" and published == [str(run.pk)] * 2
     assert services.execute_run(run_id=str(run.pk)) == "done"
