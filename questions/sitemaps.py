@@ -4,14 +4,14 @@ from django.contrib.sitemaps import Sitemap
 from django.urls import reverse
 
 from . import selectors
-from .models import Concept, Guide, Track
+from .models import Concept, Guide, Lesson, Track
 
 
 class StaticSitemap(Sitemap):
     changefreq = "weekly"
 
     def items(self):
-        return ["questions:home", "questions:curriculum", "questions:guides"]
+        return ["questions:home", "questions:course", "questions:curriculum", "questions:guides"]
 
     def location(self, item):
         return reverse(item)
@@ -53,10 +53,27 @@ class GuideSitemap(Sitemap):
         return obj.updated_at
 
 
+class LessonSitemap(Sitemap):
+    """Every published lesson by URL (locked ones too: their page shows title, summary,
+    table of contents and the paywall, never the body)."""
+
+    def items(self):
+        return (
+            Lesson.objects.published()
+            .filter(part__published=True)
+            .select_related("part")
+            .order_by("part__number", "number")
+        )
+
+    def lastmod(self, obj):
+        return obj.updated_at
+
+
 SITEMAPS = {
     "static": StaticSitemap,
     "tracks": TrackSitemap,
     "questions": QuestionSitemap,
     "concepts": ConceptSitemap,
     "guides": GuideSitemap,
+    "lessons": LessonSitemap,
 }

@@ -6,7 +6,16 @@ import factory
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from questions.models import Concept, Guide, GuideItem, GuideSection, Question, Track
+from questions.models import (
+    Concept,
+    Guide,
+    GuideItem,
+    GuideSection,
+    Lesson,
+    Part,
+    Question,
+    Track,
+)
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -101,3 +110,50 @@ class GuideItemFactory(factory.django.DjangoModelFactory):
     kind = "explain"
     title = factory.Sequence(lambda n: f"Item {n}")
     body = "A short answer."
+
+
+#: A gradable "check yourself": two choices and one number (kv_cache on Llama 3.1 8B,
+#: one 8k sequence: about 1.07 GB).
+LESSON_CHECK = [
+    {"kind": "choice", "prompt": "Which phase is memory-bound at batch 1?",
+     "choices": ["Prefill", "Decode", "Both equally"], "answer": 1,
+     "explain": "Decode reads every weight for one token."},
+    {"kind": "number", "prompt": "KV cache of one 8k sequence of Llama 3.1 8B, in GB?",
+     "calculator": "kv_cache",
+     "inputs": {"batch_size": 1, "model": "llama-3.1-8b", "seq_len": 8192},
+     "output": "total_gb", "unit": "GB", "tolerance": 0.05,
+     "explain": "Keys and values for 32 layers."},
+    {"kind": "choice", "prompt": "What grows with context length?",
+     "choices": ["The weights", "The KV cache", "The vocabulary"], "answer": 1,
+     "explain": "Keys and values are kept per token."},
+]  # fmt: skip
+
+
+class PartFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Part
+
+    number = factory.Sequence(lambda n: n + 1)
+    slug = factory.Sequence(lambda n: f"part-{n}")
+    title = factory.Sequence(lambda n: f"Part {n}")
+    summary = "A part for tests."
+    published = True
+
+
+class LessonFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Lesson
+
+    part = factory.SubFactory(PartFactory)
+    number = factory.Sequence(lambda n: n + 1)
+    slug = factory.Sequence(lambda n: f"lesson-{n}")
+    title = factory.Sequence(lambda n: f"Lesson {n}")
+    summary = "After this lesson you can size a decode step."
+    access = "open"
+    minutes = 9
+    body = factory.Sequence(
+        lambda n: f"## First idea\n\nLesson body text number {n}.\n\n## Summary\n\n- One point."
+    )
+    check_items = factory.LazyFunction(lambda: [dict(i) for i in LESSON_CHECK])
+    published = True
+    published_at = factory.LazyFunction(lambda: timezone.now() - dt.timedelta(days=50))

@@ -20,6 +20,7 @@ from inferview.community.practice.selectors import (
     recent_attempts,
     reviews_for,
 )
+from questions import lessons as course
 from questions import selectors as question_selectors
 
 
@@ -42,4 +43,5 @@ def dashboard(user: Any, *, now: dt.datetime | None = None) -> dict[str, Any]:
         "comments": recent_comments(user),
         "attempts": recent_attempts(user),
         "reports": reports_for(user),
+        "course": course.learner_summary(user),
     }

@@ -18,7 +18,7 @@ from inferview.access import policy
 from inferview.access import selectors as access_selectors
 from inferview.community import pages as community_pages
 from inferview.community.practice import selectors as practice_selectors
-from questions import content_version, selectors
+from questions import content_version, lessons, selectors
 from questions import search as site_search
 from questions.markdown import plain_text, render_markdown
 from questions.models import AccessLevel, Difficulty, Guide, Kind, Level, Track
@@ -200,6 +200,8 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "meta_description": question.summary,
         # <link rel="prev"> and the "k"/"p" shortcut; "next" is up next's next in track
         "previous_question": selectors.previous_in_track(question),
+        # "Learn it in": the published lessons that teach this question (Lesson.questions)
+        "lessons": lessons.lessons_for_questions([question.pk]).get(question.pk, []),
     }
     # Bookmark, practice, difficulty, discussion and up next (skipping confident questions).
     context.update(
@@ -282,6 +284,10 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     concepts = list(
         {c.pk: c for section, _, _ in sections for c in section.concepts.all()}.values()
     )
+    # "Lessons: ...": the lessons whose concepts meet the section's (derived, no field)
+    taught = lessons.lessons_for_sections(section for section, _, _ in sections)
+    for section, _, _ in sections:
+        section.lessons = taught.get(section.pk, [])
     return render(
         request,
         "questions/guide.html",

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import content as views
+from . import course
 
 app_name = "questions"
 
@@ -16,4 +17,8 @@ urlpatterns = [
     path("concepts/<slug:slug>/", views.concept_detail, name="concept"),
     path("guides/", views.guide_list, name="guides"),
     path("guides/<slug:slug>/", views.guide_detail, name="guide"),
+    path("course/", course.course, name="course"),
+    path("course/<slug:part_slug>/<slug:slug>/", course.lesson_detail, name="lesson"),
+    path("course/<slug:part_slug>/<slug:slug>/check/", course.lesson_check, name="lesson-check"),
+    path("course/<slug:part_slug>/<slug:slug>/done/", course.lesson_done, name="lesson-done"),
 ]

@@ -16,16 +16,17 @@ pytestmark = pytest.mark.django_db
 # Cold (the content version just moved, so nothing derived is cached):
 # Anonymous: the question, its concepts and embeds; the previous question (rel="prev" and
 # the "k" shortcut); up next (following questions, stored neighbours, candidates);
-# difficulty tally; discussion (totals, page, replies); "What changed" (fixed corrections).
-MAX_ANONYMOUS = 12
+# difficulty tally; discussion (totals, page, replies); "What changed" (fixed corrections);
+# the lessons that teach it ("Learn it in", one query over Lesson.questions).
+MAX_ANONYMOUS = 13
 # Signed in adds: the user with their tier (inferview.accounts.backends), bookmark,
 # progress, review card, and which up-next candidates the learner is confident in (the own
 # difficulty vote comes with the tally). The session is read from the cache
 # (inferview.sessions).
-MAX_SIGNED_IN = 17
+MAX_SIGNED_IN = 18
 # Warm (what a signed-in reader usually gets): up next and the discussion page come from
 # the derived cache, six queries fewer.
-MAX_SIGNED_IN_WARM = 10
+MAX_SIGNED_IN_WARM = 11
 
 
 def build(n_comments: int):

@@ -359,6 +359,48 @@ URLS: dict[str, Entry] = {
     "concepts/<slug:slug>/": ("/concepts/{w.premium_concept.slug}/", (200, 200, 200, 200), ""),
     "guides/": ("/guides/", (200, 200, 200, 200), ""),
     "guides/<slug:slug>/": ("/guides/{w.guide.slug}/", (200, 200, 200, 200), ""),
+    "course/": ("/course/", (200, 200, 200, 200), ""),
+    "course/<slug:part_slug>/<slug:slug>/": (
+        "/course/sec-part/{w.premium_lesson.slug}/",
+        (200, 200, 200, 200),
+        "",
+    ),
+    "course/<slug:part_slug>/<slug:slug>/check/": (
+        "/course/sec-part/{w.premium_lesson.slug}/check/",
+        (405, 405, 405, 405),
+        "post",
+    ),
+    "course/<slug:part_slug>/<slug:slug>/done/": (
+        "/course/sec-part/{w.premium_lesson.slug}/done/",
+        (302, 405, 405, 405),
+        "post",
+    ),
+    "api/v1/^lessons/$": ("/api/v1/lessons/", (200, 200, 200, 200), ""),
+    "api/v1/^lessons\\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/lessons.json",
+        (200, 200, 200, 200),
+        "",
+    ),
+    "api/v1/^lessons/(?P<slug>[^/.]+)/$": (
+        "/api/v1/lessons/{w.premium_lesson.slug}/",
+        (200, 200, 200, 200),
+        "",
+    ),
+    "api/v1/^lessons/(?P<slug>[^/.]+)\\.(?P<format>[a-z0-9]+)/?$": (
+        "/api/v1/lessons/{w.premium_lesson.slug}.json",
+        (200, 200, 200, 200),
+        "",
+    ),
+    "api/v1/lessons/<slug:slug>/progress/": (
+        "/api/v1/lessons/{w.premium_lesson.slug}/progress/",
+        (403, 405, 405, 405),
+        "put",
+    ),
+    "api/v1/lessons/<slug:slug>/check/": (
+        "/api/v1/lessons/{w.premium_lesson.slug}/check/",
+        (405, 405, 405, 405),
+        "post",
+    ),
 }
 
 

@@ -42,13 +42,20 @@ class World:
     run: object
     mock: object
     cram_item: object
+    premium_lesson: object = None
 
 
 def build_world(owner) -> World:
     from calculators.models import CalculationRun
     from inferview.access.models import Purchase
     from tests.community.factories import CommentFactory
-    from tests.factories import ConceptFactory, GuideItemFactory, QuestionFactory, TrackFactory
+    from tests.factories import (
+        ConceptFactory,
+        GuideItemFactory,
+        LessonFactory,
+        QuestionFactory,
+        TrackFactory,
+    )
 
     track = TrackFactory(slug="sec-track")
     from inferview.community.models import CramItem, CramPlan, MockItem, MockSession
@@ -98,4 +105,7 @@ def build_world(owner) -> World:
         run=run,
         mock=mock,
         cram_item=cram_item,
+        premium_lesson=LessonFactory(
+            slug="sec-lesson", part__slug="sec-part", number=2, access="premium"
+        ),
     )
