@@ -41,6 +41,7 @@ from .content_check import (
     word_count,
 )
 from .lesson_checks import check_item_problems
+from .lesson_text import headings
 from .validation import IMAGE
 
 LESSON_MIN_WORDS, LESSON_MAX_WORDS = 1500, 3500
@@ -50,7 +51,6 @@ MINUTES_SLACK = 0.3
 MIN_REFERENCES, MAX_REFERENCES = 2, 6
 MIN_QUESTIONS, MIN_CONCEPTS = 3, 2
 ACCOUNT_PARTS = (1, 2)  # parts whose lessons after the first need a free account
-H2 = re.compile(r"^##\s+(.+?)\s*#*\s*$", re.MULTILINE)
 H1 = re.compile(r"^#\s+\S", re.MULTILINE)
 
 
@@ -63,11 +63,6 @@ def expected_access(part_number: int, lesson_number: int) -> str:
 
 def reading_minutes(words: int) -> int:
     return max(1, math.ceil(words / WORDS_PER_MINUTE))
-
-
-def headings(markdown: str) -> list[str]:
-    """The ``##`` headings outside code: the table of contents."""
-    return [m.group(1).strip() for m in H2.finditer(FENCE.sub(" ", markdown))]
 
 
 def _int(value: object) -> int:

@@ -19,7 +19,7 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.text import slugify
 
-from .content_check_lessons import headings
+from .lesson_text import headings
 from .models import Lesson, LessonProgress, Part
 
 _H2_OPEN = re.compile(r"<h2>")

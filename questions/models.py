@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from .checked import as_month, validate_checked
+from .lesson_text import headings
 from .practice import key_point_problems, practice_problems, practice_spec
 
 
@@ -460,6 +461,9 @@ class Lesson(CheckedMixin, ContentMixin):
         default=list, blank=True, help_text="A list of {title, publisher, year, url}."
     )
     body = models.TextField(help_text="Markdown: ## sections form the table of contents.")
+    # The ## headings, one a line: the table of contents, which is public (a locked lesson
+    # shows it), kept beside the body for search (public text; the body is guarded).
+    contents = models.TextField(blank=True, editable=False)
     check_items = models.JSONField(
         default=list,
         blank=True,
@@ -476,6 +480,12 @@ class Lesson(CheckedMixin, ContentMixin):
 
     def __str__(self) -> str:
         return f"{self.part.number}.{self.number} {self.title}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.contents = "\n".join(headings(self.body))
+        if kwargs.get("update_fields") is not None and "body" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "contents"}
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("questions:lesson", args=[self.part.slug, self.slug])

@@ -1,4 +1,4 @@
-"""Search over tracks, questions, concepts and guides: one interface, two engines.
+"""Search over tracks, questions, concepts, guides and lessons: one interface, two engines.
 
 ``search(text, levels=...)`` runs PostgreSQL full-text search over the stored, GIN-indexed
 ``questions_search_document`` (migration ``0006``) when the database is PostgreSQL, and
@@ -24,14 +24,14 @@ from typing import Any
 from django.db import connection
 from django.utils.safestring import SafeString, mark_safe
 
-from .models import Concept, Difficulty, Guide, GuideItem, Kind, Track
+from .models import Concept, Difficulty, Guide, GuideItem, Kind, Lesson, Track
 from .selectors import published_questions
 from .similarity import STOP_WORDS
 
 # Private-use code points mark highlights inside the engines, then become <mark> after
 # the text is escaped, so only our own tags ever reach the page.
 HL_START, HL_END = "\ue000", "\ue001"
-TYPES = ("question", "concept", "track", "guide")
+TYPES = ("question", "concept", "track", "guide", "lesson")
 MAX_QUERY_LENGTH = 200
 SNIPPET_TOKENS = 28
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -52,9 +52,13 @@ class SearchHit:
 
     @property
     def type_label(self) -> str:
-        return {"question": "Question", "concept": "Concept", "track": "Track", "guide": "Guide"}[
-            self.type
-        ]
+        return {
+            "question": "Question",
+            "concept": "Concept",
+            "track": "Track",
+            "guide": "Guide",
+            "lesson": "Lesson",
+        }[self.type]
 
 
 @dataclass(frozen=True)
@@ -171,7 +175,7 @@ def _fts_rows(
 def _search_sqlite(
     words: list[str], levels: tuple[str, ...], filters: SearchFilters
 ) -> list[SearchHit]:
-    kinds = [k for k in ("question", "concept", "track", "guide") if filters.wants(k)]
+    kinds = [k for k in TYPES if filters.wants(k)]
     if "guide" in kinds:
         kinds.append("guideitem")
     rows = _fts_rows(words, kinds, levels, True) + _fts_rows(words, kinds, levels, False)
@@ -210,6 +214,10 @@ def _materialise(
         gated.append(("question", qs))
     if found.get("concept"):
         gated.append(("concept", Concept.objects.published().filter(pk__in=found["concept"])))
+    if found.get("lesson"):
+        # a lesson's public text is its summary and headings; its body is guarded
+        lessons = Lesson.objects.published().filter(part__published=True, pk__in=found["lesson"])
+        gated.append(("lesson", lessons.select_related("part")))
     for kind, queryset in gated:
         for obj in queryset:
             score, snip, access = found[kind][obj.pk]
@@ -254,7 +262,7 @@ def _search_postgres(text: str, levels: tuple[str, ...], filters: SearchFilters)
     vector this viewer may search (full text at the readable ``levels``, public text
     otherwise), then cut headlines from the same text for the best
     candidates only."""
-    kinds = [k for k in ("question", "concept", "track", "guide") if filters.wants(k)]
+    kinds = [k for k in TYPES if filters.wants(k)]
     if "guide" in kinds:
         kinds.append("guideitem")
     if not kinds:
@@ -298,7 +306,7 @@ def _search_postgres(text: str, levels: tuple[str, ...], filters: SearchFilters)
 
 # --- Keeping the SQLite index whole ---------------------------------------------------------
 
-# (kind, table, title, public text, guarded text, access), as in migration 0003.
+# (kind, table, title, public text, guarded text, access), as in migrations 0003 and 0013.
 _SOURCES = [
     (
         "question",
@@ -319,6 +327,14 @@ _SOURCES = [
     ),
     ("guide", "questions_guide", "{r}.title", "{r}.summary || ' ' || {r}.intro", "''", "'open'"),
     ("guideitem", "questions_guideitem", "{r}.title", "{r}.body", "''", "'open'"),
+    (
+        "lesson",
+        "questions_lesson",
+        "{r}.title",
+        "{r}.summary || ' ' || {r}.contents",
+        "{r}.body",
+        "{r}.access",
+    ),
 ]
 _COLUMNS = "kind, object_id, access, title, public_text, guarded_text"
 

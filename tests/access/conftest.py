@@ -5,7 +5,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.factories import ConceptFactory, QuestionFactory, TrackFactory
+from tests.factories import (
+    ConceptFactory,
+    LessonFactory,
+    PartFactory,
+    QuestionFactory,
+    TrackFactory,
+)
 
 LEVELS = ("open", "account", "premium")
 
@@ -46,17 +52,22 @@ class GatedContent:
     tracks: list = field(default_factory=list)
     questions: list = field(default_factory=list)
     concepts: list = field(default_factory=list)
+    lessons: list = field(default_factory=list)
 
     def guarded_texts(self):
-        """(access level, marker) for every answer, key point and concept body."""
+        """(access level, marker) for every answer, key point, concept body and lesson body
+        (the check items' prompts sit in the body's marker's place: see ``gated``)."""
         for q in self.questions:
             yield q.access, q.answer_marker
             yield q.access, q.points_marker
         for c in self.concepts:
             yield c.access, c.body_marker
+        for le in self.lessons:
+            yield le.access, le.body_marker
+            yield le.access, le.check_marker
 
     def items(self):
-        return [*self.questions, *self.concepts]
+        return [*self.questions, *self.concepts, *self.lessons]
 
     def hidden_from(self, tier: str) -> list[str]:
         return [m for access, m in self.guarded_texts() if access not in READS[tier]]
@@ -114,4 +125,26 @@ def gated(db) -> GatedContent:
                 q.points_marker = points
                 q.needle = f"needle{access}{n}"
                 content.questions.append(q)
+    # The course: a part with a lesson at each level, each linking the gated questions and
+    # concepts; the body and the check's prompts carry markers, the headings do not.
+    part = PartFactory(number=1, slug="gated-part", title="Gated part")
+    for i, access in enumerate(LEVELS):
+        m, check = marker("lesson", access, i), marker("check", access, i)
+        lesson = LessonFactory(
+            part=part,
+            number=i + 1,
+            slug=f"gated-lesson-{access}",
+            title=f"Gated lesson {access}",
+            access=access,
+            body=f"## Public heading {access}\n\n{m} The lesson teaches it in order, "
+            f"needlelesson{access}. {m}\n\n## Summary\n\n- One point.",
+        )
+        lesson.check_items[0]["prompt"] = f"{check} Which phase is memory-bound?"
+        lesson.check_items[0]["explain"] = f"{check} Decode reads every weight."
+        lesson.save()
+        lesson.questions.set(content.questions[:3])
+        lesson.concepts.set(concepts)
+        lesson.body_marker, lesson.check_marker = m, check
+        lesson.needle = f"needlelesson{access}"
+        content.lessons.append(lesson)
     return content

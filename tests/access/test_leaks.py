@@ -112,6 +112,7 @@ def search_terms(gated):
     return [item.needle for item in gated.items()] + [
         "worked answer separates",
         "concept body explains",
+        "lesson teaches it in order",
     ]
 
 
@@ -133,6 +134,10 @@ def test_no_locked_text_reaches_anyone_who_may_not_read_it(gated, client_for, ti
     assert any(p.startswith("/api/v1/questions/{") for p in crawl.api_paths)
     assert any(url.startswith("/api/v1/questions/") and url.count("/") == 5 for url in crawl.bodies)
     assert all(q.get_absolute_url() in crawl.bodies for q in gated.questions)
+    # ...and the course: every lesson page and the lesson API (list and detail)
+    assert all(le.get_absolute_url() in crawl.bodies for le in gated.lessons)
+    assert "/course/" in crawl.bodies
+    assert any(url.startswith("/api/v1/lessons/gated-lesson-") for url in crawl.bodies)
     assert all(status < 500 for status in crawl.statuses.values()), {
         u: s for u, s in crawl.statuses.items() if s >= 500
     }
@@ -176,6 +181,8 @@ def test_crawler_catches_a_deliberately_broken_policy(gated, client_for, monkeyp
     leaked = {m for _, m in crawl.leaks(gated.hidden_from("anonymous"))}
     premium_answers = {q.answer_marker for q in gated.questions if q.access == "premium"}
     assert premium_answers <= leaked, "the crawler missed a leak it should have seen"
+    premium_lessons = {le.body_marker for le in gated.lessons if le.access == "premium"}
+    assert premium_lessons <= leaked, "the crawler missed a lesson body it should have seen"
 
 
 def _every_key_point(user, question):

@@ -240,3 +240,35 @@ def test_api_check_grades_and_records(free_client, free_user, course):
         "/api/v1/lessons/premium-one/check/", {"answers": answers}, content_type="application/json"
     )
     assert locked.status_code == 403
+
+
+# ---------------------------------------------------------------------------- search
+
+
+def test_search_finds_a_locked_lesson_by_its_headings_never_by_or_quoting_its_body(
+    client, premium_client, course
+):
+    from questions.search import search
+
+    premium = course["premium"]
+    # body words find it only for a reader of premium
+    assert premium not in [h.obj for h in search("SECRETLESSONBODY", levels=("open", "account"))]
+    assert course["second"] in [
+        h.obj for h in search("SECRETLESSONBODY", levels=("open", "account"))
+    ]
+    found = search("SECRETLESSONBODY", levels=("open", "account", "premium"))
+    assert premium in [h.obj for h in found]
+    # a heading (public: the table of contents) finds it for anyone, quoting no body
+    hits = [h for h in search("idea", levels=("open",)) if h.obj == premium]
+    assert hits and hits[0].type == "lesson" and not hits[0].guarded_searched
+    assert "SECRETLESSONBODY" not in hits[0].snippet
+    # through the pages and the API, as the policy says
+    assert (
+        premium.get_absolute_url() not in client.get("/search/?q=SECRETLESSONBODY").content.decode()
+    )
+    assert (
+        premium.get_absolute_url()
+        in premium_client.get("/search/?q=SECRETLESSONBODY").content.decode()
+    )
+    api = client.get("/api/v1/search/?q=idea").content.decode()
+    assert premium.get_absolute_url() in api and "SECRETLESSONBODY" not in api
