@@ -89,5 +89,6 @@ class QuestionsConfig(AppConfig):
         from .search import ensure_sqlite_index
 
         post_migrate.connect(ensure_sqlite_index, sender=self)
-        # Beat's task, so a worker registers it (autodiscovery imports only tasks.py).
-        from . import beat  # noqa: F401
+        # Beat's task, so a worker registers it (autodiscovery imports only tasks.py), and
+        # the course's admin, which lives beside questions.admin (autodiscovery's module).
+        from . import admin_lessons, beat  # noqa: F401

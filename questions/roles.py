@@ -11,6 +11,8 @@ AUTHOR_MODELS = [
     "guidesection",
     "guideitem",
     "calculatorembed",
+    "part",
+    "lesson",
 ]
 
 

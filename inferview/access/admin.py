@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from . import admin_preview, services  # noqa: F401 (admin_preview registers the question preview)
+# admin_preview and admin_preview_lessons register the question and lesson previews
+from . import admin_preview, admin_preview_lessons, services  # noqa: F401
 from .models import Entitlement, Purchase, WebhookEvent
 
 
