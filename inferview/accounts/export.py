@@ -51,6 +51,7 @@ from inferview.community.models import (
     Progress,
     ReviewCard,
 )
+from questions.models import LessonProgress
 
 FORMAT_VERSION = 1
 
@@ -140,6 +141,17 @@ def _progress(user: Any) -> list[Row]:
         "approach_updated_at",
         "revealed_at",
         "created_at",
+        "updated_at",
+    )
+
+
+def _lesson_progress(user: Any) -> list[Row]:
+    return _values(
+        LessonProgress.objects.filter(user=user).order_by("id"),
+        "lesson__slug",
+        "lesson__title",
+        "done_at",
+        "check_passed_at",
         "updated_at",
     )
 
@@ -384,6 +396,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("sessions", ("usersessions.UserSession.user",), _sessions),
     Section("bookmarks", ("community.Bookmark.user",), _bookmarks),
     Section("progress", ("community.Progress.user",), _progress),
+    Section("lesson_progress", ("questions.LessonProgress.user",), _lesson_progress),
     Section("review_cards", ("community.ReviewCard.user",), _review_cards),
     Section("reviews", ("community.Attempt.user",), _review_attempts),
     Section("difficulty_votes", ("community.DifficultyVote.user",), _difficulty_votes),

@@ -144,6 +144,7 @@ for _model in (
     "community.KeyPointScore",
     "community.MockSession",
     "community.CramPlan",
+    "questions.LessonProgress",
 ):
     post_save.connect(_bump_owner, sender=_model, dispatch_uid=f"personal-page:{_model}")
     post_delete.connect(_bump_owner, sender=_model, dispatch_uid=f"personal-page-d:{_model}")

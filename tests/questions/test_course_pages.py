@@ -272,3 +272,41 @@ def test_search_finds_a_locked_lesson_by_its_headings_never_by_or_quoting_its_bo
     )
     api = client.get("/api/v1/search/?q=idea").content.decode()
     assert premium.get_absolute_url() in api and "SECRETLESSONBODY" not in api
+
+
+# ---------------------------------------------------------------------------- progress elsewhere
+
+
+def test_the_cram_plan_schedules_the_lessons_that_teach_its_questions(
+    free_client, free_user, course
+):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from inferview.community.practice import cram
+
+    question = QuestionFactory(access="open")
+    course["second"].questions.add(question)  # account: readable by a free learner
+    course["premium"].questions.add(question)  # premium: not scheduled for them
+    plan = cram.create(
+        user=free_user,
+        interview_on=timezone.localdate() + dt.timedelta(days=3),
+        track_slugs=[question.track.slug],
+    )
+    view = cram.view(plan)
+    scheduled = [(le, done) for _, day_lessons, _ in view.schedule for le, done in day_lessons]
+    assert scheduled == [(course["second"], False)]
+    lessons.mark_done(user=free_user, lesson=course["second"])
+    assert [d for _, ls, _ in cram.view(plan).schedule for _, d in ls] == [True]
+    page = free_client.get("/practice/cram/").content.decode()
+    assert course["second"].get_absolute_url() in page and "read first" in page
+    assert course["premium"].get_absolute_url() not in page
+
+
+def test_the_data_export_holds_lesson_progress(free_user, course):
+    from inferview.accounts.export import export_for
+
+    lessons.record_check(user=free_user, lesson=course["first"], passed=True)
+    rows = export_for(user=free_user)["lesson_progress"]
+    assert [r["lesson__slug"] for r in rows] == ["first"] and rows[0]["check_passed_at"]

@@ -5,6 +5,12 @@ due before the interview first, by due date; then weak items, weakest first; the
 questions never practised, in track order) and spreads them over the days left, an even
 share per day, so overdue and soon-due reviews come first.
 
+Lessons are scheduled with the questions they teach (``Lesson.questions``): each readable
+lesson the plan's questions link is placed on the day its first such question falls, as
+"read first", and counts as done once the learner finishes it (marks it done or passes
+its check, ``questions.lessons``). They are derived when the plan is shown, not stored, so
+a lesson published later joins existing plans.
+
 Marking a cram item done records ``done_at`` on the plan only: the review card's due date,
 stability and difficulty stay as FSRS set them ("study ahead without rescheduling"), so
 after the interview the long-term schedule carries on as if the cram had not happened.
@@ -15,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -34,6 +40,7 @@ from inferview.community.models import (
     Rating,
     ReviewCard,
 )
+from questions import lessons as course
 from questions.models import Track
 from questions.selectors import published_questions
 
@@ -185,6 +192,13 @@ class PlanView:
     today: dt.date
     done: int
     total: int
+    # day -> [(lesson, finished)]: the lessons to read first that day (see the docstring)
+    lessons: dict[dt.date, list[tuple[Any, bool]]] = field(default_factory=dict)
+
+    @property
+    def schedule(self) -> list[tuple[dt.date, list[tuple[Any, bool]], list[CramItem]]]:
+        """(day, lessons to read first, items) for each day of the plan."""
+        return [(day, self.lessons.get(day, []), items) for day, items in self.days]
 
     @property
     def percent(self) -> int:
@@ -218,4 +232,24 @@ def view(plan: CramPlan, *, today: dt.date | None = None) -> PlanView:
         today=today,
         done=sum(1 for i in items if i.done_at),
         total=len(items),
+        lessons=lessons_by_day(plan, items),
     )
+
+
+def lessons_by_day(plan: CramPlan, items: list[CramItem]) -> dict[dt.date, list[tuple[Any, bool]]]:
+    """Each readable lesson teaching a planned question, on the day of its first such
+    question, with whether the learner has finished it."""
+    teaching = course.lessons_for_questions(i.question_id for i in items)
+    if not teaching:
+        return {}
+    readable = policy.readable_levels(plan.user)
+    first_day: dict[int, tuple[dt.date, Any]] = {}
+    for item in items:  # in day order
+        for lesson in teaching.get(item.question_id, []):
+            if lesson.access in readable and lesson.pk not in first_day:
+                first_day[lesson.pk] = (item.day, lesson)
+    progress = course.progress_for(plan.user, first_day)
+    out: dict[dt.date, list[tuple[Any, bool]]] = {}
+    for pk, (day, lesson) in first_day.items():
+        out.setdefault(day, []).append((lesson, pk in progress and progress[pk].finished))
+    return out
