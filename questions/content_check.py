@@ -267,10 +267,11 @@ class ContentCheck:
                 "and move the month",
             )
 
-    def _sources(self, doc: Doc) -> None:
+    def _sources(self, doc: Doc, low: int = 1, high: int = 4) -> None:
+        """``low``-``high`` complete references (a lesson asks 2-6)."""
         refs = doc.meta.get("references")
-        if not isinstance(refs, list) or not 1 <= len(refs) <= 4:
-            self._add(doc, "sources", "give 1-4 references (title, publisher, year, url)")
+        if not isinstance(refs, list) or not low <= len(refs) <= high:
+            self._add(doc, "sources", f"give {low}-{high} references (title, publisher, year, url)")
             return
         for i, ref in enumerate(refs, start=1):
             missing = [f for f in REFERENCE_FIELDS if not (isinstance(ref, dict) and ref.get(f))]

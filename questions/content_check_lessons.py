@@ -31,7 +31,6 @@ from pathlib import Path
 from .content_check import (
     DIRECTIVE,
     FENCE,
-    REFERENCE_FIELDS,
     ContentCheck,
     Doc,
     Finding,
@@ -181,7 +180,7 @@ class CourseCheck(ContentCheck):
                 "lesson-access",
                 f"access: {m.get('access')!r}; lesson {number} of part {part} is {want!r}",
             )
-        self._lesson_sources(doc)
+        self._sources(doc, MIN_REFERENCES, MAX_REFERENCES)
         explains = [
             str(item.get("explain", ""))
             for item in (m.get("check") or [])
@@ -214,18 +213,6 @@ class CourseCheck(ContentCheck):
                 self._add(doc, "lesson-links", f"prerequisite {slug!r} does not exist")
             elif place >= here:
                 self._add(doc, "lesson-links", f"prerequisite {slug!r} comes later in the course")
-
-    def _lesson_sources(self, doc: Doc) -> None:
-        refs = doc.meta.get("references")
-        if not isinstance(refs, list) or not MIN_REFERENCES <= len(refs) <= MAX_REFERENCES:
-            self._add(doc, "sources", "give 2-6 references (title, publisher, year, url)")
-            return
-        for i, ref in enumerate(refs, start=1):
-            missing = [f for f in REFERENCE_FIELDS if not (isinstance(ref, dict) and ref.get(f))]
-            if missing:
-                self._add(doc, "sources", f"reference {i}: missing {', '.join(missing)}")
-            elif not str(ref["url"]).startswith(("https://", "http://")):
-                self._add(doc, "sources", f"reference {i}: url must be http(s)")
 
     def _lesson_boilerplate(self) -> None:
         seen: dict[str, set[str]] = defaultdict(set)

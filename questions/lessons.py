@@ -56,6 +56,25 @@ def with_anchors(html: str, toc: list[TocEntry]) -> str:
     return _H2_OPEN.sub(_open, html)
 
 
+@dataclass(frozen=True)
+class ReadableParts:
+    """What a reader of the lesson gets beyond its public face: the body with anchors and
+    the check items as shown before answering (prompts, choices, units, numbered)."""
+
+    body_html: str
+    items: list[dict[str, Any]]
+
+
+def readable_parts(lesson: Lesson, toc: list[TocEntry]) -> ReadableParts:
+    """Only for a reader the policy lets read ``lesson`` (the caller asks it)."""
+    from .lesson_checks import public_items
+    from .markdown import render_markdown
+
+    body = with_anchors(str(render_markdown(lesson.body)), toc)
+    items = [{**item, "n": n} for n, item in enumerate(public_items(lesson.check_items), 1)]
+    return ReadableParts(body, items)
+
+
 def published_lessons():
     return Lesson.objects.published().filter(part__published=True)
 

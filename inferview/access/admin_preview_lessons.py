@@ -16,8 +16,6 @@ from django.utils.safestring import mark_safe
 
 from questions import lessons
 from questions.admin_lessons import LessonAdmin
-from questions.lesson_checks import public_items
-from questions.markdown import render_markdown
 from questions.models import Lesson
 
 from . import policy
@@ -62,11 +60,7 @@ class LessonPreviewAdmin(LessonAdmin):
             preview_request.user = policy.preview_reader(PREVIEW_TIERS[as_tier])
         lock = policy.locked_reason(preview_request.user, lesson)
         toc = lessons.table_of_contents(lesson.body)
-        body_html = None
-        items = []
-        if lock is None:
-            body_html = mark_safe(lessons.with_anchors(str(render_markdown(lesson.body)), toc))
-            items = [{**item, "n": n} for n, item in enumerate(public_items(lesson.check_items), 1)]
+        readable = lessons.readable_parts(lesson, toc) if lock is None else None
         return render(
             preview_request,
             "questions/lesson.html",
@@ -75,8 +69,8 @@ class LessonPreviewAdmin(LessonAdmin):
                 "part": lesson.part,
                 "lock": lock,
                 "toc": toc,
-                "body_html": body_html,
-                "check_items": items,
+                "body_html": mark_safe(readable.body_html) if readable else None,  # noqa: S308
+                "check_items": readable.items if readable else [],
                 "concepts": list(lesson.concepts.all()),
                 "practise": list(lesson.questions.select_related("track")),
                 "prerequisites": list(lesson.prerequisites.all()),

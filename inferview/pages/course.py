@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 from inferview.access import policy
 from inferview.access import selectors as access_selectors
 from questions import lessons
-from questions.lesson_checks import grade_check, public_items
+from questions.lesson_checks import grade_check
 from questions.markdown import render_markdown
 from questions.models import Lesson
 
@@ -76,22 +76,18 @@ def _lesson_page(
     questions = [q for q in lesson.questions.all() if q.published and q.track.published]
     access_selectors.annotate_access(request.user, questions)
     progress = lessons.progress_for(request.user, [lesson.pk]).get(lesson.pk)
-    items = []
-    if readable:
-        shown = public_items(lesson.check_items)
-        for n, (item, full) in enumerate(zip(shown, lesson.check_items, strict=True), start=1):
-            item["n"] = n
-            if answers is not None:
-                item["given"] = answers[n - 1]
-            if result is not None:
-                graded = result.items[n - 1]
-                item["correct"], item["error"] = graded.correct, graded.error
-                # the explanation only after an answer, and only to a reader of the lesson
-                item["explain_html"] = render_markdown(full.get("explain", ""))
-            items.append(item)
-    body_html = None
-    if readable:
-        body_html = mark_safe(lessons.with_anchors(str(render_markdown(lesson.body)), toc))
+    parts = lessons.readable_parts(lesson, toc) if readable else None
+    items = parts.items if parts else []
+    for item, full in zip(items, lesson.check_items if parts else [], strict=True):
+        n = item["n"]
+        if answers is not None:
+            item["given"] = answers[n - 1]
+        if result is not None:
+            graded = result.items[n - 1]
+            item["correct"], item["error"] = graded.correct, graded.error
+            # the explanation only after an answer, and only to a reader of the lesson
+            item["explain_html"] = render_markdown(full.get("explain", ""))
+    body_html = mark_safe(parts.body_html) if parts else None  # noqa: S308
     status = 400 if result is not None and result.errors else 200
     return render(
         request,
