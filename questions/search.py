@@ -1,39 +1,79 @@
-"""Search over tracks, questions, concepts, guides and lessons: one interface, two engines.
+"""Search over tracks, questions, concepts, guides, guide items and lessons: one interface,
+two engines.
 
-``search(text, levels=...)`` runs PostgreSQL full-text search over the stored, GIN-indexed
-``questions_search_document`` (migration ``0006``) when the database is PostgreSQL, and
-the SQLite FTS5 table ``questions_search_index`` (migration ``0003``) otherwise; both are
+``run(text, levels=..., filters=..., page=...)`` answers one results page: the hits of that
+page (20), the honest total and a count per kind, and a correction when the query looks
+misspelt. ``search(text, levels=...)`` is the same ranking as a plain list (the API).
+
+Engines. On PostgreSQL the query runs over the stored, GIN-indexed
+``questions_search_document`` (migration ``0006``: tsvectors weighted title A, public text
+B, guarded text C); on SQLite over the FTS5 table ``questions_search_index`` (migration
+``0003``), scored by ``bm25`` with column weights (title 10, public 4, guarded 2). Both are
 kept current by triggers on the content tables, so saves and imports need no extra step.
 
+Ranking, the same on both engines (``_order``): an item whose *title* holds the query
+comes first, closest title first (the KV cache concept, titled "The KV cache", is an exact
+title match for "kv cache"; a question titled "How big is the KV cache for ..." holds it
+too, with more besides); the engine's weighted rank orders the rest and breaks ties.
+
+Spelling (``_plan``), from a vocabulary of the words in published titles and public text
+(never guarded text: a suggestion must not quote a locked answer), kept per process for
+each content version: adjacent query words whose join is a known word also match it
+("paged attention" finds PagedAttention), an unknown word that splits into two known words
+also matches the pair ("kvcache" finds KV cache; "kv-cache" is two words already), and an
+unknown word close to a known one by edit distance gives a correction: when the query
+finds nothing the corrected query is run instead ("Showing results for"), when it finds
+little the page offers "Did you mean". On PostgreSQL with ``pg_trgm`` (migration ``0014``
+creates it where the role may), a query that still finds nothing falls back to trigram
+similarity of titles; without the extension that step is skipped and logged once.
+
 Gating: every item's text is split into *public* text (titles, summaries, a question's
-scenario) and *guarded* text (a question's answer, a concept's body). Guarded text is
-matched and snippeted only for items whose access level is in ``levels``, the levels
-the caller's access policy lets this viewer read (content knows nothing of readers, so
-the policy's answer comes in as an argument); for the rest the query runs against public text alone and snippets are cut from public text
-alone, so a locked answer's words can neither find an item nor appear in a result.
+scenario, a lesson's headings) and *guarded* text (a question's answer, a concept's or a
+lesson's body). Guarded text is matched and snippeted only for items whose access level is
+in ``levels``, the levels the caller's access policy lets this viewer read (content knows
+nothing of readers, so the policy's answer comes in as an argument); for the rest the
+query runs against public text alone and snippets are cut from public text alone, so a
+locked answer's words can neither find an item nor appear in a result.
 """
 
 from __future__ import annotations
 
 import html
+import logging
+import math
 import re
-from collections.abc import Collection
-from dataclasses import dataclass
+import threading
+from collections import Counter
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
 from django.utils.safestring import SafeString, mark_safe
 
-from .models import Concept, Difficulty, Guide, GuideItem, Kind, Lesson, Track
-from .selectors import published_questions
+from . import content_version
+from .models import Concept, Difficulty, Guide, GuideItem, Kind, Lesson, Question, Track
 from .similarity import STOP_WORDS
+
+logger = logging.getLogger(__name__)
 
 # Private-use code points mark highlights inside the engines, then become <mark> after
 # the text is escaped, so only our own tags ever reach the page.
 HL_START, HL_END = "\ue000", "\ue001"
-TYPES = ("question", "concept", "track", "guide", "lesson")
+TYPES = ("question", "concept", "guideitem", "lesson", "guide", "track")
+TYPE_LABELS = {
+    "question": "Question",
+    "concept": "Concept",
+    "guideitem": "Guide item",
+    "lesson": "Lesson",
+    "guide": "Guide",
+    "track": "Track",
+}
+PER_PAGE = 20
 MAX_QUERY_LENGTH = 200
+MAX_WORDS = 12  # a longer query is cut: each word costs expansions and a vocabulary look-up
 SNIPPET_TOKENS = 28
+FEW_RESULTS = 5  # at or below this many hits a misspelt query offers "Did you mean"
 _WORD = re.compile(r"\w+", re.UNICODE)
 _MARKDOWN_NOISE = re.compile(
     r"(\*\*|__|`+|^#+\s*|\{\{.*?(?:\}\}|$)|!?\[([^\]]*)\]\([^)]*\))", re.MULTILINE | re.DOTALL
@@ -42,23 +82,18 @@ _MARKDOWN_NOISE = re.compile(
 
 @dataclass
 class SearchHit:
-    type: str  # question, concept, track or guide
+    type: str  # one of TYPES
     obj: Any
     title: str
     url: str
     snippet: SafeString
     score: float
     guarded_searched: bool  # False when the viewer may not read the item's guarded text
+    context: str = ""  # where it lives: a question's track and number, a guide item's guide
 
     @property
     def type_label(self) -> str:
-        return {
-            "question": "Question",
-            "concept": "Concept",
-            "track": "Track",
-            "guide": "Guide",
-            "lesson": "Lesson",
-        }[self.type]
+        return TYPE_LABELS[self.type]
 
 
 @dataclass(frozen=True)
@@ -93,8 +128,39 @@ class SearchFilters:
         return self.type in (None, "", kind)
 
 
+@dataclass
+class SearchResults:
+    """One page of results. ``total`` counts every match of the shown kind(s); ``counts``
+    gives each kind's total whatever the type filter, for the kind links."""
+
+    query: str  # the query the hits answer (the corrected one when ``corrected_from``)
+    hits: list[SearchHit] = field(default_factory=list)
+    total: int = 0
+    page: int = 1
+    per_page: int = PER_PAGE
+    counts: dict[str, int] = field(default_factory=dict)
+    suggestion: str | None = None  # "Did you mean ..."
+    corrected_from: str | None = None  # the query as typed, when it found nothing
+
+    @property
+    def pages(self) -> int:
+        return max(1, math.ceil(self.total / self.per_page))
+
+    @property
+    def first(self) -> int:
+        return (self.page - 1) * self.per_page + 1 if self.total else 0
+
+    @property
+    def last(self) -> int:
+        return min(self.total, self.page * self.per_page)
+
+    @property
+    def all_count(self) -> int:
+        return sum(self.counts.values())
+
+
 def terms(text: str) -> list[str]:
-    return _WORD.findall((text or "")[:MAX_QUERY_LENGTH].lower())
+    return _WORD.findall((text or "")[:MAX_QUERY_LENGTH].lower())[:MAX_WORDS]
 
 
 def render_snippet(raw: str) -> SafeString:
@@ -107,6 +173,9 @@ def render_snippet(raw: str) -> SafeString:
     return mark_safe(escaped.replace(HL_START, "<mark>").replace(HL_END, "</mark>"))
 
 
+# --- Public entry points --------------------------------------------------------------------
+
+
 def search(
     text: str,
     *,
@@ -114,21 +183,347 @@ def search(
     filters: SearchFilters | None = None,
     limit: int = 50,
 ) -> list[SearchHit]:
-    """Ranked hits for ``text``, best first; guarded text is searched only at ``levels``."""
+    """The first ``limit`` hits for ``text``, best first (no correction is applied)."""
+    return run(text, levels=levels, filters=filters, per_page=limit, correct=False).hits
+
+
+def run(
+    text: str,
+    *,
+    levels: Collection[str],
+    filters: SearchFilters | None = None,
+    page: int = 1,
+    per_page: int = PER_PAGE,
+    correct: bool = True,
+) -> SearchResults:
+    """One page of ranked hits; guarded text is searched only at ``levels``."""
     levels = tuple(levels)
     filters = filters or SearchFilters()
+    text = " ".join((text or "").replace("\x00", " ").split())[:MAX_QUERY_LENGTH]
+    results = SearchResults(query=text, per_page=per_page)
     if filters.track and "\x00" in filters.track:
-        return []  # no slug holds NUL, and PostgreSQL refuses it as a parameter (a 500)
-    text = (text or "").replace("\x00", " ")
+        return results  # no slug holds NUL, and PostgreSQL refuses it as a parameter (a 500)
     words = terms(text)
     if not words:
-        return []
+        return results
+    vocab = vocabulary()
+    plan = _plan(words, vocab)
+    rows = _matches(plan, levels, filters)
+    correction = _correct(words, vocab) if correct else None
+    if correction and not rows:
+        corrected = _plan(terms(correction), vocab)
+        rows = _matches(corrected, levels, filters)
+        if rows:
+            plan, results.query, results.corrected_from = corrected, correction, text
+    elif correction and len(rows) <= FEW_RESULTS:
+        results.suggestion = correction
+    if not rows and correct and connection.vendor == "postgresql":
+        rows = _trigram_matches(text, levels, filters)
+    ordered = _order(rows, plan)
+    results.counts = dict(Counter(r.kind for r in ordered))
+    shown = [r for r in ordered if filters.type in (None, "", r.kind)]
+    results.total = len(shown)
+    results.page = min(max(1, page), results.pages)
+    start = (results.page - 1) * per_page
+    results.hits = _materialise(shown[start : start + per_page], plan, levels)
+    return results
+
+
+# --- Query plan: variants, joins, splits, corrections ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to match: any of ``variants`` (each a list of terms, a term of two words is a
+    phrase), with ``words`` as typed for the title comparison."""
+
+    words: tuple[str, ...]
+    variants: tuple[tuple[str, ...], ...]
+
+    @property
+    def all_terms(self) -> set[str]:
+        return {w for v in self.variants for t in v for w in t.split()} | {
+            t.replace(" ", "") for v in self.variants for t in v
+        }
+
+
+def _content(words: Iterable[str]) -> list[str]:
+    words = list(words)
+    return [w for w in words if w not in STOP_WORDS] or words
+
+
+def _plan(words: list[str], vocab: Vocabulary) -> Plan:
+    base = tuple(_content(words))
+    variants = [base]
+    for i in range(len(base) - 1):  # "paged attention" also as "pagedattention"
+        joined = base[i] + base[i + 1]
+        if joined in vocab.known:
+            variants.append(base[:i] + (joined,) + base[i + 2 :])
+    for i, word in enumerate(base):
+        spelled = vocab.acronyms.get(word)  # "moe" also as "mixture of experts"
+        if spelled:
+            variants.append(base[:i] + (spelled,) + base[i + 1 :])
+        if word in vocab.known:
+            continue
+        split = vocab.split(word)  # "kvcache" also as the phrase "kv cache"
+        if split:
+            variants.append(base[:i] + (split,) + base[i + 1 :])
+    return Plan(tuple(words), tuple(variants[:6]))
+
+
+def _correct(words: list[str], vocab: Vocabulary) -> str | None:
+    """The query with each unknown word replaced by the closest known word, or None."""
+    out, changed = [], False
+    for word in words:
+        fixed = None
+        if word not in vocab.known and word not in STOP_WORDS and not word.isdigit():
+            if not vocab.split(word):
+                fixed = vocab.closest(word)
+        out.append(fixed or word)
+        changed = changed or bool(fixed)
+    return " ".join(out) if changed else None
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance (a swap of neighbours counts one), or limit + 1."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+class Vocabulary:
+    """Words of published titles (``titles``, with how many titles hold each) and of all
+    public text (``known``). Titles and names are what a learner types and misspells."""
+
+    def __init__(
+        self, titles: Counter[str], known: set[str], acronyms: dict[str, str] | None = None
+    ) -> None:
+        self.titles = titles
+        self.acronyms = acronyms or {}
+        self.known = known | set(titles)
+        self._by_length: dict[int, list[str]] = {}
+        for word in self.known:
+            if len(word) > 1 and not word.isdigit():
+                self._by_length.setdefault(len(word), []).append(word)
+
+    def split(self, word: str) -> str | None:
+        """ "kvcache" -> "kv cache" when both halves are title words (known words for
+        longer halves), the most even split first."""
+        best = None
+        for cut in range(2, len(word) - 1):
+            left, right = word[:cut], word[cut:]
+            if left in self.titles and right in self.titles:
+                score = (2, -abs(len(left) - len(right)))
+            elif left in self.known and right in self.known and min(len(left), len(right)) > 2:
+                score = (1, -abs(len(left) - len(right)))
+            else:
+                continue
+            if best is None or score > best[0]:
+                best = (score, f"{left} {right}")
+        return best[1] if best else None
+
+    def closest(self, word: str) -> str | None:
+        """The known word nearest by edit distance (1 for words up to 5 letters, else 2);
+        title words first, then the commoner."""
+        if len(word) < 3:
+            return None
+        limit = 1 if len(word) <= 5 else 2
+        best: tuple[tuple[int, int, int], str] | None = None
+        for length in range(len(word) - limit, len(word) + limit + 1):
+            for candidate in self._by_length.get(length, ()):
+                d = _edit_distance(word, candidate, limit)
+                if d <= limit:
+                    key = (d, -self.titles.get(candidate, 0), len(candidate))
+                    if best is None or key < best[0]:
+                        best = (key, candidate)
+        return best[1] if best else None
+
+
+_VOCAB_LOCK = threading.Lock()
+_vocab_cache: dict[str, Any] = {}
+
+
+def vocabulary() -> Vocabulary:
+    """This process's vocabulary for the current content version (rebuilt after a change;
+    every minute when the shared cache, and so the version, cannot be read)."""
+    import time
+
+    version = content_version.recent()
+    key = (
+        connection.alias,
+        connection.settings_dict.get("NAME"),
+        version or int(time.time() // 60),
+    )
+    with _VOCAB_LOCK:
+        if _vocab_cache.get("key") == key:
+            return _vocab_cache["vocab"]
+    vocab = _build_vocabulary()
+    with _VOCAB_LOCK:
+        _vocab_cache.update(key=key, vocab=vocab)
+    return vocab
+
+
+def forget_vocabulary() -> None:
+    """Drop this process's vocabulary (tests change content without moving the version)."""
+    with _VOCAB_LOCK:
+        _vocab_cache.clear()
+
+
+def _build_vocabulary() -> Vocabulary:
+    table = _table()
+    visible, params = _visible_sql(SearchFilters(), TYPES)
+    sql = (
+        f"SELECT d.kind, d.title, d.public_text FROM {table} d JOIN ({visible}) v "
+        "ON v.kind = d.kind AND v.object_id = d.object_id"
+    )
+    titles: Counter[str] = Counter()
+    known: set[str] = set()
+    acronyms: dict[str, str] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        for kind, title, public in cursor.fetchall():
+            if kind in ("concept", "lesson"):
+                # a concept or lesson named in three or more words answers to its initials
+                name = _WORD.findall(re.split(r"[:(]", (title or "").lower())[0])
+                if name and name[0] == "the":
+                    name = name[1:]
+                if len(name) >= 3 and all(w.isalpha() for w in name):
+                    acronyms.setdefault("".join(w[0] for w in name), " ".join(name))
+            title_words = _WORD.findall((title or "").lower())
+            titles.update(set(title_words))
+            known.update(_WORD.findall((public or "").lower()))
+            # "PagedAttention" is one word to the engines, two to a reader: "paged attention"
+            for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", title or ""):
+                known.add(part.lower())
+    return Vocabulary(titles, known, acronyms)
+
+
+# --- Matching ------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    kind: str
+    object_id: int
+    access: str
+    rank: float
+    title: str | None  # set when the title matched
+    ref: Any = None  # the engine's handle for the snippet query (SQLite rowid)
+
+
+def _table() -> str:
+    return (
+        "questions_search_document"
+        if connection.vendor == "postgresql"
+        else "questions_search_index"
+    )
+
+
+def _visible_sql(filters: SearchFilters, kinds: Iterable[str]) -> tuple[str, list[Any]]:
+    """(kind, object_id, access) of every published item of ``kinds`` the filters keep:
+    the index carries no publishing state, so a match is joined with this."""
+    kinds = set(kinds)
+    parts: list[str] = []
+    params: list[Any] = []
+    if "question" in kinds:
+        sql = (
+            "SELECT 'question' AS kind, q.id AS object_id, q.access AS access "
+            "FROM questions_question q JOIN questions_track t ON t.id = q.track_id "
+            "WHERE q.published = %s AND t.published = %s"
+        )
+        params += [True, True]
+        for column, value in (
+            ("t.slug", filters.track),
+            ("q.difficulty", filters.difficulty),
+            ("q.kind", filters.kind),
+        ):
+            if value:
+                sql += f" AND {column} = %s"
+                params.append(value)
+        parts.append(sql)
+    simple = {
+        "concept": "SELECT 'concept', c.id, c.access FROM questions_concept c WHERE c.published = %s",
+        "track": "SELECT 'track', t.id, 'open' FROM questions_track t WHERE t.published = %s",
+        "guide": "SELECT 'guide', g.id, 'open' FROM questions_guide g WHERE g.published = %s",
+    }
+    for kind, sql in simple.items():
+        if kind in kinds:
+            parts.append(sql)
+            params.append(True)
+    if "lesson" in kinds:
+        parts.append(
+            "SELECT 'lesson', l.id, l.access FROM questions_lesson l "
+            "JOIN questions_part p ON p.id = l.part_id WHERE l.published = %s AND p.published = %s"
+        )
+        params += [True, True]
+    if "guideitem" in kinds:
+        parts.append(
+            "SELECT 'guideitem', i.id, 'open' FROM questions_guideitem i "
+            "JOIN questions_guidesection s ON s.id = i.section_id "
+            "JOIN questions_guide g ON g.id = s.guide_id WHERE g.published = %s"
+        )
+        params.append(True)
+    if not parts:
+        return "SELECT 'none' AS kind, 0 AS object_id, 'none' AS access WHERE 1 = 0", []
+    return " UNION ALL ".join(parts), params
+
+
+def _kinds(filters: SearchFilters) -> list[str]:
+    """Kinds to match: every kind the non-type filters allow (the type filter picks the
+    shown kind afterwards, so the other kinds can still be counted)."""
+    return [k for k in TYPES if not filters.questions_only or k == "question"]
+
+
+def _matches(plan: Plan, levels: tuple[str, ...], filters: SearchFilters) -> list[Row]:
+    kinds = _kinds(filters)
     if connection.vendor == "postgresql":
-        hits = _search_postgres(text[:MAX_QUERY_LENGTH], levels, filters)
-    else:
-        hits = _search_sqlite(words, levels, filters)
-    hits.sort(key=lambda h: -h.score)
-    return hits[:limit]
+        return _pg_matches(plan, levels, filters, kinds)
+    return _sqlite_matches(plan, levels, filters, kinds)
+
+
+def _order(rows: list[Row], plan: Plan) -> list[Row]:
+    """Title matches first, the closest title first; then the engine's rank."""
+    query_words = set(_content(plan.words)) | plan.all_terms
+    joined = "".join(_content(plan.words))
+
+    def key(row: Row) -> tuple[float, float]:
+        tier = 0.0
+        if row.title is not None:
+            title_words = _content(_WORD.findall(row.title.lower()))
+            if "".join(title_words) == joined:
+                tier = 3.0  # the title is the query (maybe joined or with "The")
+            else:
+                covered = sum(1 for w in title_words if _same_word(w, query_words))
+                tier = 1.0 + covered / max(1, len(title_words))
+        return (-tier, -row.rank)
+
+    return sorted(rows, key=key)
+
+
+def _same_word(word: str, query_words: set[str]) -> bool:
+    """The word, or one a short suffix away ("parallel" and "parallelism", "cache" and
+    "caches"): titles are compared without a stemmer."""
+    if word in query_words:
+        return True
+    return any(
+        len(q) >= 4
+        and len(word) >= 4
+        and (word.startswith(q) or q.startswith(word))
+        and abs(len(word) - len(q)) <= 4
+        for q in query_words
+    )
 
 
 # --- SQLite FTS5 ---------------------------------------------------------------------------
@@ -138,170 +533,245 @@ _PUBLIC_COLUMN = 4
 _BM25 = "bm25(questions_search_index, 0, 0, 0, 10.0, 4.0, 2.0)"
 
 
-def _fts_query(words: list[str], *, public_only: bool) -> str:
-    """All the (non-stop) words, or the exact phrase, which bm25 then scores higher.
+def _fts_term(term: str) -> str:
+    return f'"{term}"'  # quoted: no user input is read as FTS5 syntax (words are \w+)
 
-    Every term is quoted, so no user input is read as FTS5 syntax.
+
+def _fts_query(plan: Plan, *, columns: str | None = None) -> str:
+    """Any variant: all its terms, or (for several words) the exact phrase, which bm25 then
+    scores higher."""
+    alternatives = []
+    for i, variant in enumerate(plan.variants):
+        expr = " ".join(_fts_term(t) for t in variant)
+        phrase = plan.words if i == 0 else variant  # as typed, stop words and all
+        if len(phrase) > 1:
+            expr = f'"{" ".join(phrase)}" OR ({expr})'
+        alternatives.append(f"({expr})")
+    expr = " OR ".join(alternatives)
+    return f"{{{columns}}} : ({expr})" if columns else expr
+
+
+def _sqlite_matches(
+    plan: Plan, levels: tuple[str, ...], filters: SearchFilters, kinds: list[str]
+) -> list[Row]:
+    visible, visible_params = _visible_sql(filters, kinds)
+    marks = ", ".join(["%s"] * len(levels)) or "NULL"
+    sql = f"""
+        WITH m AS (
+            SELECT kind, object_id, access, rowid AS rid, -{_BM25} AS rank
+            FROM questions_search_index
+            WHERE questions_search_index MATCH %s AND access IN ({marks})
+            UNION ALL
+            SELECT kind, object_id, access, rowid AS rid, -{_BM25} AS rank
+            FROM questions_search_index
+            WHERE questions_search_index MATCH %s AND access NOT IN ({marks})
+        )
+        SELECT m.kind, m.object_id, m.access, m.rank, m.rid
+        FROM m JOIN ({visible}) v
+          ON v.kind = m.kind AND v.object_id = m.object_id AND v.access = m.access
     """
-    content = [w for w in words if w not in STOP_WORDS] or words
-    expr = " ".join(f'"{w}"' for w in content)
-    if len(words) > 1:
-        phrase = " ".join(words)
-        expr = f'"{phrase}" OR ({expr})'
-    return f"{{title public_text}} : ({expr})" if public_only else expr
-
-
-def _fts_rows(
-    words: list[str], kinds: list[str], levels: tuple[str, ...], readable: bool
-) -> list[tuple]:
-    if not kinds:
-        return []
-    snippet_column = -1 if readable else _PUBLIC_COLUMN
-    level_marks = ", ".join(["%s"] * len(levels))
-    kind_marks = ", ".join(["%s"] * len(kinds))
-    where_access = f"access IN ({level_marks})" if readable else f"access NOT IN ({level_marks})"
-    sql = (
-        f"SELECT kind, object_id, {_BM25}, "
-        f"snippet(questions_search_index, {snippet_column}, %s, %s, '…', {SNIPPET_TOKENS}), access "
-        "FROM questions_search_index WHERE questions_search_index MATCH %s "
-        f"AND kind IN ({kind_marks}) AND {where_access}"
-    )
-    params = [HL_START, HL_END, _fts_query(words, public_only=not readable), *kinds, *levels]
+    params = [
+        _fts_query(plan),
+        *levels,
+        _fts_query(plan, columns="title public_text"),
+        *levels,
+        *visible_params,
+    ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows = [Row(k, int(o), a, float(r), None, rid) for k, o, a, r, rid in cursor.fetchall()]
+        if rows:
+            cursor.execute(
+                "SELECT rowid, title FROM questions_search_index WHERE questions_search_index MATCH %s",
+                [_fts_query(plan, columns="title")],
+            )
+            titled = dict(cursor.fetchall())
+            for row in rows:
+                row.title = titled.get(row.ref)
+    return rows
 
 
-def _search_sqlite(
-    words: list[str], levels: tuple[str, ...], filters: SearchFilters
-) -> list[SearchHit]:
-    kinds = [k for k in TYPES if filters.wants(k)]
-    if "guide" in kinds:
-        kinds.append("guideitem")
-    rows = _fts_rows(words, kinds, levels, True) + _fts_rows(words, kinds, levels, False)
-    found: dict[str, dict[int, tuple[float, str, str]]] = {}
-    for kind, object_id, bm25, snip, access in rows:
-        found.setdefault(kind, {})[int(object_id)] = (-float(bm25), snip, access)
-    return _materialise(found, levels, filters)
-
-
-def _materialise(
-    found: dict[str, dict[int, tuple[float, str, str]]],
-    levels: tuple[str, ...],
-    filters: SearchFilters,
-) -> list[SearchHit]:
-    """Load the matched objects through the ORM, keeping only published, filtered items.
-
-    The access level recorded in the index must match the object's; a row that disagrees
-    is dropped rather than trusted.
-    """
-
-    def hit(kind: str, obj: Any, score: float, snip: str, readable: bool) -> SearchHit:
-        return SearchHit(
-            kind, obj, obj.title, obj.get_absolute_url(), render_snippet(snip), score, readable
+def _sqlite_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
+    out: dict[Any, str] = {}
+    for readable in (True, False):
+        ids = [r.ref for r in rows if (r.access in levels) == readable]
+        if not ids:
+            continue
+        column = -1 if readable else _PUBLIC_COLUMN
+        query = _fts_query(plan) if readable else _fts_query(plan, columns="title public_text")
+        sql = (
+            f"SELECT rowid, snippet(questions_search_index, {column}, %s, %s, '…', "
+            f"{SNIPPET_TOKENS}) FROM questions_search_index WHERE questions_search_index "
+            f"MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})"
         )
-
-    hits: list[SearchHit] = []
-    gated: list[tuple[str, Any]] = []
-    if found.get("question"):
-        qs = published_questions().filter(pk__in=found["question"]).select_related("track")
-        if filters.track:
-            qs = qs.filter(track__slug=filters.track)
-        if filters.difficulty:
-            qs = qs.filter(difficulty=filters.difficulty)
-        if filters.kind:
-            qs = qs.filter(kind=filters.kind)
-        gated.append(("question", qs))
-    if found.get("concept"):
-        gated.append(("concept", Concept.objects.published().filter(pk__in=found["concept"])))
-    if found.get("lesson"):
-        # a lesson's public text is its summary and headings; its body is guarded
-        lessons = Lesson.objects.published().filter(part__published=True, pk__in=found["lesson"])
-        gated.append(("lesson", lessons.select_related("part")))
-    for kind, queryset in gated:
-        for obj in queryset:
-            score, snip, access = found[kind][obj.pk]
-            if access != obj.access:
-                continue
-            hits.append(hit(kind, obj, score, snip, obj.access in levels))
-    if found.get("track"):
-        for t in Track.objects.published().filter(pk__in=found["track"]):
-            score, snip, _ = found["track"][t.pk]
-            hits.append(hit("track", t, score, snip, True))
-    guide_scores: dict[int, tuple[float, str]] = {}
-    for gid, (score, snip, _) in found.get("guide", {}).items():
-        guide_scores[gid] = (score, snip)
-    if found.get("guideitem"):
-        items = GuideItem.objects.filter(pk__in=found["guideitem"]).values_list(
-            "pk", "section__guide_id"
-        )
-        for item_id, gid in items:
-            score, snip, _ = found["guideitem"][item_id]
-            if gid not in guide_scores or guide_scores[gid][0] < score:
-                guide_scores[gid] = (score, snip)
-    if guide_scores:
-        for g in Guide.objects.published().filter(pk__in=guide_scores):
-            score, snip = guide_scores[g.pk]
-            hits.append(hit("guide", g, score, snip, True))
-    return hits
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [HL_START, HL_END, query, *ids])
+            out.update(cursor.fetchall())
+    return out
 
 
 # --- PostgreSQL -----------------------------------------------------------------------------
-
 
 _PG_HEADLINE = (
     "StartSel={start}, StopSel={stop}, MaxWords=30, MinWords=12, "
     "FragmentDelimiter=' … ', MaxFragments=2"
 )
-_PG_CANDIDATES = 50  # the results page shows at most 50: headlines only for those
 _PG_HEADLINE_CHARS = 4000  # ts_headline re-parses its text; bound the cost per result
 
 
-def _search_postgres(text: str, levels: tuple[str, ...], filters: SearchFilters) -> list[SearchHit]:
-    """One query over ``questions_search_document`` (migration 0006): rank on the indexed
-    vector this viewer may search (full text at the readable ``levels``, public text
-    otherwise), then cut headlines from the same text for the best
-    candidates only."""
-    kinds = [k for k in TYPES if filters.wants(k)]
-    if "guide" in kinds:
-        kinds.append("guideitem")
-    if not kinds:
-        return []
-    options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
-    sql = """
-        WITH q AS (SELECT websearch_to_tsquery('english', %s) AS query),
-        ranked AS (
-            SELECT d.kind, d.object_id, d.access, d.title, d.public_text, d.guarded_text,
-                   d.access = ANY(%s) AS readable,
-                   ts_rank_cd(CASE WHEN d.access = ANY(%s) THEN d.full_vector
-                                   ELSE d.public_vector END, q.query) AS rank
+def _tsquery(plan: Plan) -> str:
+    """A ``to_tsquery`` string: any variant, each all its terms; quoted terms, so the words
+    (\\w+ only) are normalised by the configuration and never read as operators."""
+    alternatives = []
+    for variant in plan.variants:
+        parts = [" <-> ".join(f"'{w}'" for w in t.split()) for t in variant]
+        alternatives.append("(" + " & ".join(f"({p})" for p in parts) + ")")
+    return " | ".join(alternatives)
+
+
+def _pg_matches(
+    plan: Plan, levels: tuple[str, ...], filters: SearchFilters, kinds: list[str]
+) -> list[Row]:
+    """One indexed query: the vector this viewer may search (full text at the readable
+    ``levels``, public text otherwise), ranked, with whether the title (weight A) holds it."""
+    visible, visible_params = _visible_sql(filters, kinds)
+    sql = f"""
+        WITH q AS (SELECT to_tsquery('english', %s) AS query),
+        m AS (
+            SELECT d.kind, d.object_id, d.access, d.title,
+                   CASE WHEN d.access = ANY(%s) THEN d.full_vector ELSE d.public_vector END AS vec
             FROM questions_search_document d, q
             WHERE d.kind = ANY(%s)
               AND ((d.access = ANY(%s) AND d.full_vector @@ q.query)
                    OR (NOT d.access = ANY(%s) AND d.public_vector @@ q.query))
-            ORDER BY rank DESC
-            LIMIT %s
         )
-        SELECT r.kind, r.object_id, r.rank,
-               ts_headline('english', left(
-                   r.title || ' ' || r.public_text
-                       || CASE WHEN r.readable THEN ' ' || r.guarded_text ELSE '' END, %s),
-                   q.query, %s),
-               r.access
-        FROM ranked r, q
+        SELECT m.kind, m.object_id, m.access, ts_rank_cd(m.vec, q.query, 1),
+               CASE WHEN ts_filter(m.vec, '{{a}}') @@ q.query THEN m.title END
+        FROM m JOIN ({visible}) v
+          ON v.kind = m.kind AND v.object_id = m.object_id AND v.access = m.access, q
     """
-    # A list, not the tuple: psycopg sends a tuple as a record, which ANY() cannot take.
-    arr = list(levels)
-    params = [
-        text, arr, arr, kinds, arr, arr, _PG_CANDIDATES, _PG_HEADLINE_CHARS, options
-    ]  # fmt: skip
+    arr = list(levels)  # a list: psycopg sends a tuple as a record, which ANY() cannot take
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    found: dict[str, dict[int, tuple[float, str, str]]] = {}
-    for kind, object_id, rank, headline, access in rows:
-        found.setdefault(kind, {})[int(object_id)] = (float(rank), headline, access)
-    return _materialise(found, levels, filters)
+        cursor.execute(sql, [_tsquery(plan), arr, kinds, arr, arr, *visible_params])
+        return [Row(k, int(o), a, float(r), t) for k, o, a, r, t in cursor.fetchall()]
+
+
+_trigram: dict[str, bool] = {}
+
+
+def trigram_available() -> bool:
+    """Whether pg_trgm is installed in this database (migration 0014 creates it where the
+    role may); checked once per process and database."""
+    name = str(connection.settings_dict.get("NAME"))
+    if name not in _trigram:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")
+            _trigram[name] = cursor.fetchone() is not None
+        if not _trigram[name]:
+            logger.warning("pg_trgm is not installed: search has no trigram fallback for typos")
+    return _trigram[name]
+
+
+def _trigram_matches(text: str, levels: tuple[str, ...], filters: SearchFilters) -> list[Row]:
+    """Titles similar to the query by trigrams (titles are public: no gating needed)."""
+    if not trigram_available():
+        return []
+    visible, visible_params = _visible_sql(filters, _kinds(filters))
+    sql = f"""
+        SELECT d.kind, d.object_id, d.access, word_similarity(%s, lower(d.title)), d.title
+        FROM questions_search_document d JOIN ({visible}) v
+          ON v.kind = d.kind AND v.object_id = d.object_id AND v.access = d.access
+        WHERE %s <%% lower(d.title)
+        ORDER BY 4 DESC LIMIT 50
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [text.lower(), *visible_params, text.lower()])
+        # ranked as matches of the body, not the title: the title only looks like the query
+        return [Row(k, int(o), a, float(s), None) for k, o, a, s, _ in cursor.fetchall()]
+
+
+def _pg_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
+    if not rows:
+        return {}
+    options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
+    keys = [f"{r.kind}:{r.object_id}" for r in rows]
+    sql = """
+        SELECT d.kind || ':' || d.object_id, ts_headline('english', left(
+                   d.title || ' ' || d.public_text
+                       || CASE WHEN d.access = ANY(%s) THEN ' ' || d.guarded_text ELSE '' END,
+                   %s),
+               to_tsquery('english', %s), %s)
+        FROM questions_search_document d
+        WHERE d.kind || ':' || d.object_id = ANY(%s)
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [list(levels), _PG_HEADLINE_CHARS, _tsquery(plan), options, keys])
+        return dict(cursor.fetchall())
+
+
+# --- One page of hits ------------------------------------------------------------------------
+
+
+def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[SearchHit]:
+    """The page's objects through the ORM (a query per kind on the page) and their
+    snippets (one or two engine queries for the page's rows only)."""
+    if not rows:
+        return []
+    if connection.vendor == "postgresql":
+        snippets = _pg_snippets(plan, rows, levels)
+        snip = {(r.kind, r.object_id): snippets.get(f"{r.kind}:{r.object_id}", "") for r in rows}
+    else:
+        snippets = _sqlite_snippets(plan, rows, levels)
+        snip = {(r.kind, r.object_id): snippets.get(r.ref, "") for r in rows}
+    ids: dict[str, list[int]] = {}
+    for r in rows:
+        ids.setdefault(r.kind, []).append(r.object_id)
+    loaders = {
+        "question": lambda pks: Question.objects.filter(pk__in=pks).select_related("track"),
+        "concept": lambda pks: Concept.objects.filter(pk__in=pks),
+        "lesson": lambda pks: Lesson.objects.filter(pk__in=pks).select_related("part"),
+        "track": lambda pks: Track.objects.filter(pk__in=pks),
+        "guide": lambda pks: Guide.objects.filter(pk__in=pks),
+        "guideitem": lambda pks: GuideItem.objects.filter(pk__in=pks).select_related(
+            "section__guide"
+        ),
+    }
+    objects = {(k, o.pk): o for k, pks in ids.items() for o in loaders[k](pks)}
+    hits = []
+    for r in rows:
+        obj = objects.get((r.kind, r.object_id))
+        if obj is None:
+            continue  # deleted between the two queries
+        readable = r.access in levels
+        hits.append(
+            SearchHit(
+                r.kind,
+                obj,
+                obj.title,
+                _url(r.kind, obj),
+                render_snippet(snip[(r.kind, r.object_id)]),
+                r.rank,
+                readable,
+                _context(r.kind, obj),
+            )
+        )
+    return hits
+
+
+def _url(kind: str, obj: Any) -> str:
+    if kind == "guideitem":
+        return f"{obj.section.guide.get_absolute_url()}#{obj.section.slug}"
+    return obj.get_absolute_url()
+
+
+def _context(kind: str, obj: Any) -> str:
+    if kind == "question":
+        return f"{obj.track.title} / {obj.number}"
+    if kind == "guideitem":
+        return f"{obj.section.guide.title}: {obj.section.title}"
+    if kind == "lesson":
+        return obj.part.title
+    return ""
 
 
 # --- Keeping the SQLite index whole ---------------------------------------------------------

@@ -307,13 +307,20 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @anonymous_page
 def search(request: HttpRequest) -> HttpResponse:
-    """Search page: ranked hits with snippets cut only from text this viewer may read."""
+    """Search page: one page of 20 ranked hits, the total and a count per kind, a correction
+    for a misspelt query, and snippets cut only from text this viewer may read."""
     text = request.GET.get("q", "").strip()
     filters = site_search.SearchFilters.from_params(request.GET)
-    hits = (
-        site_search.search(text, levels=policy.readable_levels(request.user), filters=filters)
+    try:
+        page = int(request.GET.get("page", "1"))
+    except ValueError:
+        page = 1
+    results = (
+        site_search.run(
+            text, levels=policy.readable_levels(request.user), filters=filters, page=page
+        )
         if text
-        else []
+        else None
     )
     return render(
         request,
@@ -321,10 +328,11 @@ def search(request: HttpRequest) -> HttpResponse:
         {
             "q": text,
             "filters": filters,
-            "hits": hits,
+            "results": results,
+            "hits": results.hits if results else [],
             "tracks": Track.objects.published().only("slug", "title"),
             "difficulties": Difficulty.choices,
             "kinds": Kind.choices,
-            "types": [(t, t.title()) for t in site_search.TYPES],
+            "types": list(site_search.TYPE_LABELS.items()),
         },
     )

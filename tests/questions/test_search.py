@@ -171,12 +171,15 @@ def test_filters_by_track_difficulty_kind_and_type(content, premium_user):
 
 def test_tracks_and_guides_are_searchable(content, anonymous):
     guide = GuideFactory(title="Interview week")
+    section = GuideSectionFactory(guide=guide)
     GuideItemFactory(
-        section=GuideSectionFactory(guide=guide),
-        title="Prefill versus decode",
-        body="Marmalade is the memory.",
+        section=section, title="Prefill versus decode", body="Marmalade is the memory."
     )
-    assert guide.get_absolute_url() in urls(search("marmalade", user=anonymous))
+    # a guide item is a hit of its own, linked to its section of the guide
+    [hit] = search("marmalade", user=anonymous)
+    assert (hit.type, hit.url) == ("guideitem", f"{guide.get_absolute_url()}#{section.slug}")
+    assert hit.context == f"Interview week: {section.title}"
+    assert guide.get_absolute_url() in urls(search("interview week", user=anonymous))
     assert content["serving"].get_absolute_url() in urls(search("paged attention", user=anonymous))
 
 
