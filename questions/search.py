@@ -38,6 +38,7 @@ locked answer's words can neither find an item nor appear in a result.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import logging
 import math
@@ -196,16 +197,39 @@ def run(
     per_page: int = PER_PAGE,
     correct: bool = True,
 ) -> SearchResults:
-    """One page of ranked hits; guarded text is searched only at ``levels``."""
-    levels = tuple(levels)
+    """One page of ranked hits; guarded text is searched only at ``levels``.
+
+    The page is computed once per query, readable levels, filters and page for each content
+    version and shared by every reader with that key (``content_version.cached``): a part
+    for one set of levels only ever goes to readers of those levels, the paywall rule of
+    the page caches. A publish, edit or import moves the version and retires it.
+    """
+    levels = tuple(sorted(set(levels)))
     filters = filters or SearchFilters()
     text = " ".join((text or "").replace("\x00", " ").split())[:MAX_QUERY_LENGTH]
-    results = SearchResults(query=text, per_page=per_page)
     if filters.track and "\x00" in filters.track:
-        return results  # no slug holds NUL, and PostgreSQL refuses it as a parameter (a 500)
+        # no slug holds NUL, and PostgreSQL refuses it as a parameter (a 500)
+        return SearchResults(query=text, per_page=per_page)
+    if not terms(text):
+        return SearchResults(query=text, per_page=per_page)
+    key = repr((text.lower(), levels, filters, max(1, page), per_page, correct))
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return content_version.cached(
+        f"search:v1:{connection.alias}:{digest}",
+        lambda: _run(text, levels, filters, page, per_page, correct),
+    )
+
+
+def _run(
+    text: str,
+    levels: tuple[str, ...],
+    filters: SearchFilters,
+    page: int,
+    per_page: int,
+    correct: bool,
+) -> SearchResults:
+    results = SearchResults(query=text, per_page=per_page)
     words = terms(text)
-    if not words:
-        return results
     vocab = vocabulary()
     plan = _plan(words, vocab)
     rows = _matches(plan, levels, filters)
@@ -263,12 +287,32 @@ def _plan(words: list[str], vocab: Vocabulary) -> Plan:
         spelled = vocab.acronyms.get(word)  # "moe" also as "mixture of experts"
         if spelled:
             variants.append(base[:i] + (spelled,) + base[i + 1 :])
+        camel = vocab.camel.get(word)  # "pagedattention" also as "paged attention"
+        if camel:
+            variants.append(base[:i] + (camel,) + base[i + 1 :])
+        other = _other_spelling(word)  # "quantisation" also as "quantization"
+        if other and other in vocab.known:
+            variants.append(base[:i] + (other,) + base[i + 1 :])
         if word in vocab.known:
             continue
         split = vocab.split(word)  # "kvcache" also as the phrase "kv cache"
         if split:
             variants.append(base[:i] + (split,) + base[i + 1 :])
     return Plan(tuple(words), tuple(variants[:6]))
+
+
+_BRITISH = re.compile(r"(?<=[a-z]{3})is(ation|ations|e|es|ed|ing|er|ers)$")
+_AMERICAN = re.compile(r"(?<=[a-z]{3})iz(ation|ations|e|es|ed|ing|er|ers)$")
+
+
+def _other_spelling(word: str) -> str | None:
+    """The other side of -ise/-ize: "quantisation" and "quantization", "optimiser" and
+    "optimizer" (the content mixes both)."""
+    if _BRITISH.search(word):
+        return _BRITISH.sub(r"iz\1", word)
+    if _AMERICAN.search(word):
+        return _AMERICAN.sub(r"is\1", word)
+    return None
 
 
 def _correct(words: list[str], vocab: Vocabulary) -> str | None:
@@ -312,6 +356,7 @@ class Vocabulary:
     ) -> None:
         self.titles = titles
         self.acronyms = acronyms or {}
+        self.camel: dict[str, str] = {}  # "pagedattention": "paged attention"
         self.known = known | set(titles)
         self._by_length: dict[int, list[str]] = {}
         for word in self.known:
@@ -391,6 +436,7 @@ def _build_vocabulary() -> Vocabulary:
     titles: Counter[str] = Counter()
     known: set[str] = set()
     acronyms: dict[str, str] = {}
+    camel: dict[str, str] = {}
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         for kind, title, public in cursor.fetchall():
@@ -405,9 +451,14 @@ def _build_vocabulary() -> Vocabulary:
             titles.update(set(title_words))
             known.update(_WORD.findall((public or "").lower()))
             # "PagedAttention" is one word to the engines, two to a reader: "paged attention"
-            for part in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", title or ""):
-                known.add(part.lower())
-    return Vocabulary(titles, known, acronyms)
+            for token in _WORD.findall(title or ""):
+                parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", token)
+                if len(parts) == 2 and all(len(p) > 2 for p in parts):
+                    camel["".join(parts).lower()] = " ".join(parts).lower()
+                known.update(p.lower() for p in parts)
+    vocab = Vocabulary(titles, known, acronyms)
+    vocab.camel = camel
+    return vocab
 
 
 # --- Matching ------------------------------------------------------------------------------
@@ -673,19 +724,24 @@ def trigram_available() -> bool:
 
 
 def _trigram_matches(text: str, levels: tuple[str, ...], filters: SearchFilters) -> list[Row]:
-    """Titles similar to the query by trigrams (titles are public: no gating needed)."""
-    if not trigram_available():
+    """Titles similar to the query by trigrams, as a whole (``%``, for short titles) or
+    within (``<%``, for long ones), at pg_trgm's default thresholds (titles are public:
+    no gating needed). Both operators use the index of migration 0014."""
+    if connection.vendor != "postgresql" or not trigram_available():
         return []
     visible, visible_params = _visible_sql(filters, _kinds(filters))
     sql = f"""
-        SELECT d.kind, d.object_id, d.access, word_similarity(%s, lower(d.title)), d.title
+        SELECT d.kind, d.object_id, d.access,
+               greatest(word_similarity(%s, lower(d.title)), similarity(%s, lower(d.title))),
+               d.title
         FROM questions_search_document d JOIN ({visible}) v
           ON v.kind = d.kind AND v.object_id = d.object_id AND v.access = d.access
-        WHERE %s <%% lower(d.title)
+        WHERE %s <%% lower(d.title) OR %s %% lower(d.title)
         ORDER BY 4 DESC LIMIT 50
     """
+    text = text.lower()
     with connection.cursor() as cursor:
-        cursor.execute(sql, [text.lower(), *visible_params, text.lower()])
+        cursor.execute(sql, [text, text, *visible_params, text, text])
         # ranked as matches of the body, not the title: the title only looks like the query
         return [Row(k, int(o), a, float(s), None) for k, o, a, s, _ in cursor.fetchall()]
 
@@ -727,9 +783,16 @@ def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[S
     for r in rows:
         ids.setdefault(r.kind, []).append(r.object_id)
     loaders = {
-        "question": lambda pks: Question.objects.filter(pk__in=pks).select_related("track"),
-        "concept": lambda pks: Concept.objects.filter(pk__in=pks),
-        "lesson": lambda pks: Lesson.objects.filter(pk__in=pks).select_related("part"),
+        # without the long text fields: the page shows none, and the page is cached whole
+        "question": lambda pks: (
+            Question.objects.filter(pk__in=pks)
+            .select_related("track")
+            .defer("answer", "body", "track__description")
+        ),
+        "concept": lambda pks: Concept.objects.filter(pk__in=pks).defer("body"),
+        "lesson": lambda pks: (
+            Lesson.objects.filter(pk__in=pks).select_related("part").defer("body")
+        ),
         "track": lambda pks: Track.objects.filter(pk__in=pks),
         "guide": lambda pks: Guide.objects.filter(pk__in=pks),
         "guideitem": lambda pks: GuideItem.objects.filter(pk__in=pks).select_related(
@@ -862,4 +925,5 @@ def ensure_sqlite_index(using: str = "default", **kwargs: Any) -> bool:
             cursor.execute(
                 f"INSERT INTO questions_search_index({_COLUMNS}) SELECT {_values(kind, title, public, guarded, access, 't')} FROM {table} t"
             )
+    content_version.bump()  # results computed from the frozen index are stale
     return True

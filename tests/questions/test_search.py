@@ -287,3 +287,56 @@ def test_index_triggers_are_restored_after_a_table_rebuild(anonymous):
     assert site_search.ensure_sqlite_index() is True
     assert [h.title for h in search("capybaras", user=anonymous)] == ["Capybaras in the batch"]
     assert site_search.ensure_sqlite_index() is False  # nothing left to repair
+
+
+@pytest.fixture(autouse=True)
+def fresh_vocabulary():
+    """Each test's content builds its own vocabulary (a rolled-back test leaves none)."""
+    site_search.forget_vocabulary()
+    yield
+    site_search.forget_vocabulary()
+
+
+def test_a_misspelt_word_that_still_finds_little_offers_did_you_mean(client, anonymous):
+    QuestionFactory(title="Speculative decoding acceptance", access="premium")
+    QuestionFactory(title="Drafts", access="open", answer="A speculatve draft is cheap.")
+    results = site_search.run("speculatve", levels=policy.readable_levels(anonymous))
+    assert results.total == 1 and results.suggestion == "speculative"
+    assert results.corrected_from is None
+    html = client.get("/search/", {"q": "speculatve"}).content.decode()
+    assert 'Did you mean <a href="?q=speculative">speculative</a>?' in html
+
+
+def test_corrections_come_from_public_words_only(anonymous):
+    """A word only a locked answer holds is never offered: that would quote the answer."""
+    QuestionFactory(title="Locked", access="premium", answer="The xylophonic trick.")
+    results = site_search.run("xylophonix", levels=policy.readable_levels(anonymous))
+    assert results.total == 0 and results.suggestion is None and results.corrected_from is None
+
+
+def test_joined_split_and_initials_variants(anonymous):
+    concept = ConceptFactory(title="PagedAttention", summary="Blocks.", access="open")
+    moe = ConceptFactory(title="Mixture of experts", summary="Routing.", access="open")
+    kv = ConceptFactory(title="The KV cache", summary="Keys and values.", access="open")
+    levels = policy.readable_levels(anonymous)
+    for query, item in [
+        ("paged attention", concept),
+        ("pagedattention", concept),
+        ("moe", moe),
+        ("kvcache", kv),
+        ("kv-cache", kv),
+        ("KV Cache", kv),
+    ]:
+        assert site_search.run(query, levels=levels).hits[0].obj == item, query
+
+
+def test_trigram_fallback_on_postgresql(anonymous):
+    from django.db import connection
+
+    QuestionFactory(title="Capybaras in the batch", access="premium")
+    if connection.vendor != "postgresql":
+        assert site_search._trigram_matches("capybara", ("open",), SearchFilters()) == []
+        return
+    assert site_search.trigram_available()  # migration 0014 created pg_trgm
+    rows = site_search._trigram_matches("capybarass batches", ("open",), SearchFilters())
+    assert [r.title is None and r.kind for r in rows] == ["question"]
