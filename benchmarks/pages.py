@@ -139,10 +139,35 @@ RATE = re.compile(r"Requests/sec:\s+([\d.]+)")
 UNIT = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
+#: A browser that has never seen the page: every request carries a CSRF cookie of its own
+#: (a new 32-digit secret per request and wrk thread), so no reader's own copy of the page
+#: can answer it, only what is shared. ``{session}`` is the signed-in reader's session.
+FIRST_VIEW_LUA = """
+local n = 0
+local id = 0
+function setup(thread)
+  id = id + 1
+  thread:set("tid", id)
+end
+function request()
+  n = n + 1
+  local secret = string.format("%08d%024d", tid, n)
+  return wrk.format(nil, nil, {["Cookie"] = "sessionid={session}; csrftoken=" .. secret})
+end
+"""
+FIRST_VIEW = "first-view"
+
+
 def wrk(url: str, seconds: int, cookie: str | None = None) -> tuple[float, float, float]:
-    """(requests/s, p50 ms, p99 ms) from one wrk run; non-2xx answers abort the run."""
+    """(requests/s, p50 ms, p99 ms) from one wrk run; non-2xx answers abort the run.
+    ``cookie`` ``first-view:<session>`` sends each request as a new browser's first view."""
     cmd = ["wrk", "-t2", "-c8", f"-d{seconds}s", "--latency", url]
-    if cookie:
+    if cookie and cookie.startswith(FIRST_VIEW):
+        script = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-first-view-{os.getpid()}.lua"
+        session = cookie.split(":", 1)[1]
+        script.write_text(FIRST_VIEW_LUA.replace("{session}", session))
+        cmd[1:1] = ["-s", str(script)]
+    elif cookie:
         cmd[1:1] = ["-H", f"Cookie: {cookie}"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     if "Non-2xx" in out:
@@ -154,7 +179,12 @@ def wrk(url: str, seconds: int, cookie: str | None = None) -> tuple[float, float
     return float(rate.group(1)), lat["50"], lat["99"]
 
 
-def rounds(pages: dict[str, tuple[str, str | None]], n: int, seconds: int) -> None:
+def rounds(
+    pages: dict[str, tuple[str, str | None]],
+    n: int,
+    seconds: int,
+    queries: dict[str, str] | None = None,
+) -> None:
     results: dict[str, list[tuple[float, float, float, float]]] = {k: [] for k in pages}
     for r in range(n):
         order = list(pages)
@@ -168,14 +198,21 @@ def rounds(pages: dict[str, tuple[str, str | None]], n: int, seconds: int) -> No
             url, cookie = pages[name]
             rps, p50, p99 = wrk(url, seconds, cookie)
             results[name].append((rps, rps / bare_rps, p50, p99))
-    print(f"\n{'page':32} {'req/s':>8} {'/ bare':>7} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}")
+    queries = queries or {}
+    print(
+        f"\n{'page':36} {'req/s':>8} {'/ bare':>7} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}"
+        f" {'queries':>8}"
+    )
     for name, rows in results.items():
         rps = statistics.median(x[0] for x in rows)
         ratio = statistics.median(x[1] for x in rows)
         p50 = statistics.median(x[2] for x in rows)
         p99 = statistics.median(x[3] for x in rows)
         tail = f"{p99 / p50:8.2f}" if p50 else f"{'':>8}"
-        print(f"{name:32} {rps:8.0f} {ratio:7.3f} {p50:8.1f} {p99:8.1f} {tail}")
+        print(
+            f"{name:36} {rps:8.0f} {ratio:7.3f} {p50:8.1f} {p99:8.1f} {tail}"
+            f" {queries.get(name, ''):>8}"
+        )
 
 
 def main() -> None:
@@ -207,27 +244,53 @@ def page_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
     proc = start_gunicorn(env)
     try:
         session = urls.pop("session")
+        signed = f"sessionid={session}; csrftoken={BROWSER_CSRF}"
+        first = f"{FIRST_VIEW}:{session}"
+        calculator, search = "/calculators/decode_bound/", "/search/?q=kv+cache"
         pages = {
             "home": (f"{BASE}/", None),
             "track": (BASE + urls["track"], None),
             "open question (anonymous)": (BASE + urls["open"], None),
             "locked question (anonymous)": (BASE + urls["locked"], None),
             "concept": (BASE + urls["concept"], None),
-            "calculator": (f"{BASE}/calculators/decode_bound/", None),
-            'search "kv cache"': (f"{BASE}/search/?q=kv+cache", None),
+            'search "kv cache"': (BASE + search, None),
+            # the issue's rows: a signed-in free learner
+            "question, first view (signed in)": (BASE + urls["open"], first),
             # a browser holds its CSRF cookie after its first page: the reader's own copy
-            "question, signed in": (
-                BASE + urls["open"],
-                f"sessionid={session}; csrftoken={BROWSER_CSRF}",
-            ),
-            # without it every request renders (what a first visit costs)
-            "question, signed in, render": (BASE + urls["open"], f"sessionid={session}"),
+            "question, revisit (signed in)": (BASE + urls["open"], signed),
+            'search "kv cache" (signed in)': (BASE + search, first),
+            "calculator (anonymous)": (BASE + calculator, None),
+            "calculator (signed in)": (BASE + calculator, first),
+        }
+        counted = {
+            "question, first view (signed in)": (urls["open"], "first"),
+            "question, revisit (signed in)": (urls["open"], "revisit"),
+            'search "kv cache" (signed in)': (search, "first"),
+            "calculator (anonymous)": (calculator, "anonymous"),
+            "calculator (signed in)": (calculator, "first"),
+            "open question (anonymous)": (urls["open"], "anonymous"),
         }
         print(f"Shipped content; gunicorn 2 sync workers; wrk c=8 for {args.seconds} s; "
               f"{args.rounds} interleaved rounds; medians.")  # fmt: skip
-        rounds(pages, args.rounds, args.seconds)
+        rounds(pages, args.rounds, args.seconds, count_queries(env, session, counted))
     finally:
         stop(proc)
+
+
+def count_queries(
+    env: dict[str, str], session: str, rows: dict[str, tuple[str, str]]
+) -> dict[str, str]:
+    """The SQL queries of one request per row (``synthetic.query_counts``), with the caches
+    the rounds are about to use."""
+    spec = ";".join(f"{name}={path}={mode}" for name, (path, mode) in rows.items())
+    code = f"from benchmarks.synthetic import query_counts; query_counts({session!r}, {spec!r})"
+    out = manage(env, "shell", "-c", code)
+    found = {}
+    for line in out.splitlines():
+        if line.startswith("queries "):
+            name, _, n = line[len("queries ") :].rpartition(" ")
+            found[name] = n
+    return found
 
 
 #: Each request of the "results computed" search row is a query no one asked before: the

@@ -82,3 +82,37 @@ def targets() -> None:
     print("locked", locked.get_absolute_url())
     print("concept", concept.get_absolute_url())
     print("session", client.cookies["sessionid"].value)
+
+
+def query_counts(session: str, rows: str) -> None:
+    """Print ``queries <row> <n>`` for each ``row=path=mode`` (``;``-separated): the SQL
+    queries one request runs, with the caches as the wrk rounds left them. Modes: ``first``
+    (a signed-in browser that has not seen the page: a CSRF cookie of its own, the
+    tier's shared part already rendered by another reader's visit), ``revisit`` (the same
+    browser again) and ``anonymous`` (no cookie at all, after one visit)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    def client(csrf: str | None) -> Client:
+        c = Client(HTTP_HOST="127.0.0.1")
+        if csrf:
+            c.cookies["sessionid"] = session
+            c.cookies["csrftoken"] = csrf
+        return c
+
+    for n, row in enumerate(rows.split(";")):
+        name, path, mode = row.split("=", 2)
+        first, second = f"countwarm{n:023d}", f"countread{n:023d}"
+        if mode == "anonymous":
+            client(None).get(path)
+            reader = client(None)
+        elif mode == "revisit":
+            reader = client(first)
+            reader.get(path)
+        else:
+            client(first).get(path)
+            reader = client(second)
+        with CaptureQueriesContext(connection) as ctx:
+            status = reader.get(path).status_code
+        print("queries", name, len(ctx.captured_queries) if status == 200 else f"status {status}")

@@ -89,7 +89,7 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         form = CalculatorForm(spec, request.POST)
         if request.POST.get("action") == "preset" and form.is_bound:
-            return _fill_from_preset(request, spec)
+            return _fill_from_preset(request, spec, request.POST)
         if form.is_valid():
             preset = form.preset_text or None
             run, inline = request_page_run(
@@ -109,6 +109,8 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
         query["grid_rows"], _, query["grid_cols"] = request.GET[GRID_KEY].partition(",")
     preset, _, compare = request.GET.get("preset", "").partition(",")
     query.update({k: v for k, v in (("preset", preset), ("compare", compare)) if v})
+    if request.GET.get("action") == "preset":  # the no-JS button of the GET form
+        return _fill_from_preset(request, spec, request.GET)
     if "run" in request.GET:
         # A permalink: the same inputs give the same result, computed here (no queue, no
         # stored run) so the link works for anyone, signed in or not, worker up or down.
@@ -119,14 +121,17 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
         if points <= PERMALINK_POINTS:
             result = compute(spec.slug, form.calculator_inputs)
             return _render_page(request, spec, form, result=result, preset=form.preset_text)
-        messages.info(request, "This sweep is too large to compute from a link: press Calculate.")
+        # Too large to compute here: the same inputs in a form that posts (with a token,
+        # so this one page is the reader's own) and queues the sweep.
+        form = CalculatorForm(spec, initial=query)
+        return _render_page(request, spec, form, queue_notice=True)
     initial: dict[str, Any] = dict(query) or initial_from_inputs(dict(spec.example))
     return _render_page(request, spec, CalculatorForm(spec, initial=initial))
 
 
-def _fill_from_preset(request: HttpRequest, spec: CalculatorSpec) -> HttpResponse:
+def _fill_from_preset(request: HttpRequest, spec: CalculatorSpec, sent: Any) -> HttpResponse:
     """No-JS "Fill from preset": replace the preset's fields with its figures, run nothing."""
-    data = request.POST.copy()
+    data = sent.copy()
     chosen = data.get("preset", "")
     for name, value in preset_values(spec).get(chosen, {}).items():
         data[name] = value
@@ -162,7 +167,13 @@ def _render_page(
     result: dict[str, Any] | None = None,
     preset: str = "",
     status: int = 200,
+    queue_notice: bool = False,
 ) -> HttpResponse:
+    """The page. Its form is a GET to the permalink (``run=1``: computed here) and carries
+    no token, so the page is the same for every reader and is cached whole;
+    calculators.js turns it into a POST with the token from the CSRF cookie, which the
+    page's wrapper (``inferview.pages.calculators``) sets. A form that must post without
+    the script (a bound form with errors, a sweep too large for a link) carries a token."""
     if result is not None:
         result = _label_compare_columns(result, preset)
     context = {
@@ -189,6 +200,8 @@ def _render_page(
             if name in form.fields
         ],
         "extra_fields": [form[name] for name in FORM_EXTRAS if name in form.fields],
+        "post_form": bool(form.is_bound and form.errors) or queue_notice,
+        "queue_notice": queue_notice,
     }
     return render(request, "calculators/calculator.html", context, status=status)
 

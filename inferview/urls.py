@@ -8,6 +8,7 @@ from drf_spectacular.views import (
 )
 
 from inferview.api.docs import redoc_bundle
+from inferview.pages import calculators as calculator_pages
 from questions.sitemaps import SITEMAPS
 
 admin.site.site_header = "Inferview authoring"
@@ -20,6 +21,8 @@ urlpatterns = [
     path("account/", include("inferview.accounts.urls")),
     path("", include("inferview.access.urls")),
     path("", include("inferview.community.urls")),
+    # ahead of the app's own route: the page cached whole for every reader
+    path("calculators/<slug:slug>/", calculator_pages.calculator),
     path("calculators/", include("calculators.urls")),
     path("api/v1/calculators/", include("calculators.api_urls")),
     path("api/v1/", include("inferview.access.api_urls")),

@@ -148,18 +148,25 @@ def _compute(question: Question) -> Neighbours:
 
 
 def up_next(
-    question: Question, user: Any, *, limit: int = 3
+    question: Question,
+    user: Any,
+    *,
+    limit: int = 3,
+    found: Neighbours | None = None,
+    skip: set[int] | None = None,
 ) -> tuple[QuestionBrief | Question | None, list[QuestionBrief]]:
-    """Next in the track, and the closest questions elsewhere, skipping confident ones."""
-    found = neighbours(question)
-    skip: set[int] = set()
-    if signed_in(user):
+    """Next in the track, and the closest questions elsewhere, skipping confident ones
+    (``found``: the candidates, and ``skip``: the confident among them, when the caller
+    already holds them)."""
+    found = found if found is not None else neighbours(question)
+    if skip is None and signed_in(user):
         ids = [q.pk for q in found.following] + [q.pk for q in found.closest]
         skip = set(
             Progress.objects.filter(
                 user=user, status=ProgressStatus.CONFIDENT, question_id__in=ids
             ).values_list("question_id", flat=True)
         )
+    skip = skip or set()
     nxt = next((q for q in found.following if q.pk not in skip), None)
     if nxt is None and len(found.following) == FOLLOWING:
         # Confident in every candidate: the database knows what comes after them.

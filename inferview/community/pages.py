@@ -3,21 +3,26 @@ concern modules in a fixed number of queries."""
 
 from __future__ import annotations
 
+import json
+from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import Count
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from inferview.community.common import signed_in
 from inferview.community.corrections.models import CorrectionKind, TargetType
 from inferview.community.corrections.selectors import what_changed, what_changed_in_guide
-from inferview.community.discovery import up_next
+from inferview.community.discovery import Neighbours, neighbours, up_next
 from inferview.community.discussion.selectors import (
     discussion,
     visible_comments,
 )
 from inferview.community.practice.key_points import last_key_points
 from inferview.community.practice.selectors import (
+    DifficultyTally,
     Practice,
     difficulty_tally,
 )
@@ -26,6 +31,9 @@ from questions.models import Concept, Guide, GuideItem, Question
 from . import scheduling
 from .models import (
     Bookmark,
+    DifficultyFelt,
+    DifficultyVote,
+    KeyPointScore,
     Progress,
     ProgressStatus,
     Rating,
@@ -141,6 +149,99 @@ def question_page_context(
         "next_question": next_question,
         "closest": closest,
         **_corrections(TargetType.QUESTION, question.pk, what_changed(question=question)),
+    }
+
+
+def question_page_shared(
+    *, question: Question, readable: bool, sort: str = "newest", page: Any = 1
+) -> dict[str, Any]:
+    """The community parts of a question page that are the same for every reader of a
+    tier (the discussion, "What changed", the report form, the up-next candidates): what
+    ``question_page_context`` gives, less the reader's own state."""
+    return {
+        "discussion": discussion(question=question, sort=sort, page=page),
+        "practice": Practice(signed_in=True, readable=readable, progress=None, card=None),
+        "neighbours": neighbours(question),
+        **_corrections(TargetType.QUESTION, question.pk, what_changed(question=question)),
+    }
+
+
+def question_page_personal(
+    *,
+    user: Any,
+    question_id: int,
+    readable: bool,
+    key_points: bool,
+    found: Neighbours,
+    track_id: int,
+    number: int,
+) -> dict[str, Any]:
+    """One reader's state on a question page, for the slots of its shared part.
+
+    One query reads it all as subqueries of the reader's row, each on an index: the
+    bookmark, the ids of the reader's progress and review card, their difficulty vote and
+    the tally, their last key-point score, and which up-next candidates they are confident
+    in. The progress and card rows are then read only if they exist (a new reader: one
+    query in all; the most, three)."""
+    mine = {"user_id": OuterRef("pk"), "question_id": question_id}
+    votes = DifficultyVote.objects.filter(question_id=question_id)
+    wanted: dict[str, Any] = {
+        "bookmarked": Exists(Bookmark.objects.filter(**mine)),
+        "progress_id": Subquery(Progress.objects.filter(**mine).values("pk")[:1]),
+        "card_id": Subquery(ReviewCard.objects.filter(**mine).values("pk")[:1]),
+        "felt": Subquery(DifficultyVote.objects.filter(**mine).values("felt")[:1]),
+    }
+    for value in DifficultyFelt.values:
+        wanted[f"n_{value}"] = Coalesce(
+            Subquery(
+                votes.filter(felt=value)
+                .values("question_id")
+                .annotate(n=Count("id"))
+                .values("n")[:1]
+            ),
+            0,
+        )
+    if key_points and readable:
+        scores = KeyPointScore.objects.filter(**mine)  # newest first (Meta.ordering)
+        wanted["kp_made"] = Subquery(scores.values("made")[:1])
+        wanted["kp_total"] = Subquery(scores.values("total")[:1])
+    candidates = [q.pk for q in found.following] + [q.pk for q in found.closest]
+    confident = Progress.objects.filter(user_id=OuterRef("pk"), status=ProgressStatus.CONFIDENT)
+    for pk in dict.fromkeys(candidates):
+        wanted[f"confident_{pk}"] = Exists(confident.filter(question_id=pk))
+    reader = get_user_model().objects.filter(pk=user.pk)
+    row = reader.annotate(**wanted).values(*wanted).first() or {}
+    progress = (
+        Progress.objects.filter(pk=row["progress_id"]).first() if row.get("progress_id") else None
+    )
+    card = ReviewCard.objects.filter(pk=row["card_id"]).first() if row.get("card_id") else None
+    made = row.get("kp_made")
+    if isinstance(made, str):  # a JSON column read through a subquery on SQLite
+        made = json.loads(made)
+    key_point_score = (
+        SimpleNamespace(made=made, total=row.get("kp_total")) if made is not None else None
+    )
+    practice = Practice(signed_in=True, readable=readable, progress=progress, card=card)
+    if readable:
+        practice.intervals = scheduling.preview_intervals(card=card)
+    tally = DifficultyTally(mine=row.get("felt"))
+    for value in DifficultyFelt.values:
+        setattr(tally, value, row.get(f"n_{value}", 0))
+    skip = {pk for pk in candidates if row.get(f"confident_{pk}")}
+    stub = Question(pk=question_id, track_id=track_id, number=number)  # no row read
+    next_question, closest = up_next(stub, user, found=found, skip=skip)
+    return {
+        "key_point_score": key_point_score,
+        "key_points_made": set(key_point_score.made) if key_point_score else set(),
+        "is_bookmarked": bool(row.get("bookmarked")),
+        "practice": practice,
+        "rating_choices": [
+            (value, label, practice.intervals.get(value), RATING_EFFECTS[value])
+            for value, label in Rating.choices
+        ],
+        "difficulty": tally,
+        "next_question": next_question,
+        "closest": closest,
     }
 
 

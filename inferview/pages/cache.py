@@ -24,6 +24,10 @@ their next page is rendered afresh). Writes that do not come from the reader rea
 page another way: a tier change through the key (a new tier is a new key), a moderator's
 or another reader's comment through the content version. What only time changes (a review
 falling due) is bounded by PERSONAL_SECONDS.
+
+A reader's miss on a page that has a *filler* (question and calculator pages) is not
+rendered for them alone: it is their tier's shared part (``pages.shared``) with their own
+parts filled in, and that filled page becomes their copy.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from django.http import HttpRequest, HttpResponse
 
 from inferview.access import policy, pricing
 from questions import content_version
+
+from . import shared
 
 logger = logging.getLogger(__name__)
 PAGE_SECONDS = 600  # also bounds how late a "New" badge can appear or go
@@ -159,10 +165,28 @@ def _personal_key(request: HttpRequest, tier: int) -> str | None:
     return f"page:user:v2:{request.user.pk}:{tier}:{token}:{currency}:{_where(request)}"
 
 
-def _personal(view: Callable[..., HttpResponse], request: HttpRequest, *args: Any, **kwargs: Any):
-    key = _personal_key(request, int(policy.viewer_tier(request.user)))
-    if key is None:
+def _personal(
+    view: Callable[..., HttpResponse],
+    filler: shared.Filler | None,
+    request: HttpRequest,
+    *args: Any,
+    **kwargs: Any,
+):
+    tier = int(policy.viewer_tier(request.user))
+
+    def render() -> HttpResponse:
+        """A miss: the tier's shared part with this reader's parts filled in, where the
+        page has one (``shared``), else the page rendered for this reader alone."""
+        if filler is not None and not request.user.is_staff:
+            parts = (tier, _where(request), pricing.viewer_currency(request))
+            response = shared.serve(view, filler, request, parts, *args, **kwargs)
+            if response is not None:
+                return response
         return view(request, *args, **kwargs)
+
+    key = _personal_key(request, tier)
+    if key is None:
+        return render()
     user_key = USER_VERSION.format(request.user.pk)
     try:
         found = cache.get_many([content_version.KEY, user_key, key])
@@ -180,7 +204,7 @@ def _personal(view: Callable[..., HttpResponse], request: HttpRequest, *args: An
         response = HttpResponse(hit[3], content_type=hit[2])
         response["X-Page-Cache"] = "hit"
         return response
-    response = view(request, *args, **kwargs)
+    response = render()
     if _cacheable(request, response, personal=True):
         try:
             cache.set(
@@ -191,16 +215,22 @@ def _personal(view: Callable[..., HttpResponse], request: HttpRequest, *args: An
     return response
 
 
-def anonymous_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def anonymous_page(
+    view: Callable[..., HttpResponse] | None = None, *, filler: shared.Filler | None = None
+) -> Any:
     """Serve and store whole pages for GET requests: one copy per tier for anonymous
-    readers, one per reader for signed-in ones (see the module docstring)."""
+    readers, one per reader for signed-in ones (see the module docstring). With a
+    ``filler``, a signed-in reader's miss is served from the tier's shared part
+    (``pages.shared``) with their own parts filled in."""
+    if view is None:
+        return lambda v: anonymous_page(v, filler=filler)
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.method != "GET" or _has_pending_messages(request):
             return view(request, *args, **kwargs)
         if request.user.is_authenticated:
-            return _personal(view, request, *args, **kwargs)
+            return _personal(view, filler, request, *args, **kwargs)
         key = _key(request)
         version = content_version.recent()
         if not version:  # the cache is unreachable: serve live pages

@@ -4,6 +4,7 @@ answer's text is never put in a template context, so no template can leak it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
 from django.core.paginator import Paginator
@@ -12,6 +13,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import format_html
 
 from calculators.specs import SPECS as CALCULATOR_SPECS
 from inferview.access import policy
@@ -24,6 +26,7 @@ from questions.markdown import plain_text, render_markdown
 from questions.models import AccessLevel, Difficulty, Guide, Kind, Level, Track
 from questions.rows import render_rows
 
+from . import shared
 from .cache import anonymous_page
 
 
@@ -159,7 +162,55 @@ def track(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@anonymous_page
+QUESTION_SLOTS = ("tools", "practice", "fold", "keypoints", "rating", "upnext", "nextlink")
+
+
+def question_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
+    """A signed-in reader's own parts of a question page (``pages.shared``)."""
+    personal = community_pages.question_page_personal(
+        user=request.user,
+        question_id=data["pk"],
+        readable=data["readable"],
+        key_points=bool(data["key_points"]),
+        found=data["neighbours"],
+        track_id=data["track_id"],
+        number=data["number"],
+    )
+    question = SimpleNamespace(pk=data["pk"], get_difficulty_display=data["difficulty"])
+    context = {
+        **personal,
+        "question": question,
+        "discussion": {"count": data["comments"]},
+        "key_points": data["key_points"],
+    }
+
+    def part(template: str) -> str:
+        return render_to_string(template, context, request)
+
+    practice = personal["practice"]
+    nxt = personal["next_question"]
+    parts = {
+        "tools": part("community/_question_tools.html"),
+        "upnext": part("questions/_up_next.html"),
+        "nextlink": format_html('<link rel="next" href="{}">', nxt.get_absolute_url())
+        if nxt
+        else "",
+        "practice": "",
+        "fold": "",
+        "keypoints": "",
+        "rating": "",
+    }
+    if data["readable"]:
+        parts["practice"] = part("community/_practice.html")
+        parts["fold"] = (" open" if practice.revealed else "") + format_html(
+            ' data-reveal-url="{}"', reverse("community:practice", args=[data["pk"]])
+        )
+        parts["keypoints"] = part("community/_key_points.html") if data["key_points"] else ""
+        parts["rating"] = part("community/_recall_rating.html")
+    return parts
+
+
+@anonymous_page(filler=question_parts)
 def question_detail(request: HttpRequest, track_slug: str, number: int, slug: str | None = None):
     """A question's page. Its identity in the URL is the slug: the number is its place in
     the track and may change, so a stale number or an old slug redirects to the same
@@ -203,14 +254,30 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         # "Learn it in": the published lessons that teach this question (Lesson.questions)
         "lessons": lessons.lessons_for_questions([question.pk]).get(question.pk, []),
     }
+    sort, cpage = request.GET.get("csort", "newest"), request.GET.get("cpage", 1)
+    if shared.is_shared_render(request):
+        # The tier's part, shared by its readers; their own state fills the slots.
+        found = community_pages.question_page_shared(
+            question=question, readable=lock is None, sort=sort, page=cpage
+        )
+        context.update(found)
+        context.update(shared.context(request, QUESTION_SLOTS))
+        response = render(request, "questions/detail.html", context)
+        response.shared_data = {  # type: ignore[attr-defined]
+            "pk": question.pk,
+            "track_id": question.track_id,
+            "number": question.number,
+            "difficulty": question.get_difficulty_display(),
+            "readable": lock is None,
+            "key_points": context["key_points"],  # empty when locked: the tier's own part
+            "comments": found["discussion"].count,
+            "neighbours": found["neighbours"],
+        }
+        return response
     # Bookmark, practice, difficulty, discussion and up next (skipping confident questions).
     context.update(
         community_pages.question_page_context(
-            user=request.user,
-            question=question,
-            readable=lock is None,
-            sort=request.GET.get("csort", "newest"),
-            page=request.GET.get("cpage", 1),
+            user=request.user, question=question, readable=lock is None, sort=sort, page=cpage
         )
     )
     return render(request, "questions/detail.html", context)

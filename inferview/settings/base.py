@@ -102,6 +102,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "inferview.context_processors.site",
+                "inferview.context_processors.shared_marks",
             ],
         },
     },

@@ -23,6 +23,23 @@
     if (button) button.style.display = "none";
   }
 
+  // The cached page's form is a GET to the permalink and holds no token. With the CSRF
+  // cookie (set by the page's response when missing) it posts instead: a stored run,
+  // polled, and the queue for sweeps too large for a link.
+  function setupPost() {
+    var form = document.querySelector(".calc-form[data-post-with-cookie]");
+    var match = document.cookie.match(/(?:^|;\s*)csrftoken=([A-Za-z0-9]+)/);
+    if (!form || !match) return;
+    form.method = "post";
+    var run = form.querySelector("input[name=run]");
+    if (run) run.remove();
+    var token = document.createElement("input");
+    token.type = "hidden";
+    token.name = "csrfmiddlewaretoken";
+    token.value = match[1];
+    form.prepend(token);
+  }
+
   function setupPolling() {
     var box = document.querySelector(".calc-progress[data-run-url]");
     if (!box) return;
@@ -96,6 +113,7 @@
   }
 
   setupPresets();
+  setupPost();
   setupModels();
   setupPolling();
   setupCopy();

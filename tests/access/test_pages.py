@@ -183,6 +183,8 @@ def test_server_error_page_carries_no_answer(gated, client_for, monkeypatch):
         raise RuntimeError("failure after the answer was rendered")
 
     monkeypatch.setattr(community_pages, "question_page_context", boom)
+    # a signed-in reader's page is their tier's shared part, then their own state
+    monkeypatch.setattr(community_pages, "question_page_personal", boom)
     premium = UserFactory()
     services.grant_premium(user=premium, granted_by=None, reason="500 test")
     client = client_for(premium, raise_request_exception=False)

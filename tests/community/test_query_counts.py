@@ -19,14 +19,16 @@ pytestmark = pytest.mark.django_db
 # difficulty tally; discussion (totals, page, replies); "What changed" (fixed corrections);
 # the lessons that teach it ("Learn it in", one query over Lesson.questions).
 MAX_ANONYMOUS = 13
-# Signed in adds: the user with their tier (inferview.accounts.backends), bookmark,
-# progress, review card, and which up-next candidates the learner is confident in (the own
-# difficulty vote comes with the tally). The session is read from the cache
-# (inferview.sessions).
-MAX_SIGNED_IN = 18
-# Warm (what a signed-in reader usually gets): up next and the discussion page come from
-# the derived cache, six queries fewer.
-MAX_SIGNED_IN_WARM = 11
+# Signed in: the user with their tier (inferview.accounts.backends); the tier's shared part
+# rendered (the anonymous page's queries, less the difficulty tally, which is the
+# reader's); then their state (inferview.pages.shared): one query for bookmark, vote and
+# tally, key points and confident up-next candidates, then their progress row and review
+# card. The session is read from the cache (inferview.sessions).
+MAX_SIGNED_IN = 16
+# Warm (what a signed-in reader usually gets): their tier's shared part of the page
+# (inferview.pages.shared) filled with their own state: the user with their tier, one
+# query for all their state on the page, their progress row and their review card.
+MAX_SIGNED_IN_WARM = 4
 
 
 def build(n_comments: int):

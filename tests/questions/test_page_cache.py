@@ -86,11 +86,11 @@ def test_cached_anonymous_pages_never_reach_signed_in_readers(
     assert "The premium reasoning." not in anonymous_html and 'class="paywall"' in anonymous_html
 
     premium_response, premium_html = get(client_for(premium_user), url)
-    assert premium_response.get("X-Page-Cache") is None
+    assert premium_response.get("X-Page-Cache") != "hit"
     assert "The premium reasoning." in premium_html
 
     free_response, free_html = get(client_for(free_user), url)
-    assert free_response.get("X-Page-Cache") is None and "The premium reasoning." not in free_html
+    assert free_response.get("X-Page-Cache") != "hit" and "The premium reasoning." not in free_html
 
     # And the premium reader's page was not stored for the next anonymous visitor.
     _, again = get(client, url)
@@ -105,7 +105,7 @@ def test_a_tier_change_is_never_hidden_by_the_cache(client, free_user):
     get(client, q.get_absolute_url())
     client.force_login(free_user)
     response, html = get(client, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None and "Account-level reasoning." in html
+    assert response.get("X-Page-Cache") != "hit" and "Account-level reasoning." in html
 
 
 @pytest.mark.django_db
@@ -146,7 +146,7 @@ def test_a_signed_in_reader_s_second_visit_is_their_own_cached_copy(client_for, 
     q = QuestionFactory(access="account", answer="Account-level reasoning.")
     c = personal_client(client_for, free_user)
     first, _ = get(c, q.get_absolute_url())
-    assert first.get("X-Page-Cache") is None
+    assert first.get("X-Page-Cache") != "hit"
     with CaptureQueriesContext(connection) as queries:
         second, html = get(c, q.get_absolute_url())
     assert second["X-Page-Cache"] == "hit" and "Account-level reasoning." in html
@@ -171,7 +171,7 @@ def test_the_reader_s_own_write_retires_their_copy(client_for, free_user):
     assert "bookmark-button is-on" not in before
     c.post("/community/bookmarks/toggle/", {"question": q.pk})
     response, html = get(c, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None
+    assert response.get("X-Page-Cache") != "hit"
     assert "bookmark-button is-on" in html
 
 
@@ -188,10 +188,10 @@ def test_a_copy_is_never_served_to_another_reader_or_after_a_tier_change(
     assert "The premium reasoning." not in cached
     other = personal_client(client_for, verified_user)
     response, _ = get(other, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None  # someone else's copy is not theirs
+    assert response.get("X-Page-Cache") != "hit"  # someone else's copy is not theirs
     grant_premium(user=free_user, granted_by=None, reason="cache test")  # not a request of theirs
     response, html = get(c, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None and "The premium reasoning." in html
+    assert response.get("X-Page-Cache") != "hit" and "The premium reasoning." in html
 
 
 @pytest.mark.django_db
@@ -203,12 +203,12 @@ def test_a_content_change_or_a_new_login_retires_the_copy(client_for, free_user,
     q.title = "New title?"
     services.save_content(q)
     response, html = get(c, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None and "New title?" in html
+    assert response.get("X-Page-Cache") != "hit" and "New title?" in html
     get(c, q.get_absolute_url())
     # a browser with another CSRF cookie (another device, or after a login) gets its own
     fresh = personal_client(client_for, free_user)
     response, _ = get(fresh, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None
+    assert response.get("X-Page-Cache") != "hit"
 
 
 @pytest.mark.django_db
@@ -232,7 +232,7 @@ def test_a_write_outside_the_reader_s_requests_also_retires_their_copy(client_fo
     get(c, q.get_absolute_url())
     bookmark_services.bookmark_toggle(user=free_user, question=q)  # e.g. from a task or the shell
     response, html = get(c, q.get_absolute_url())
-    assert response.get("X-Page-Cache") is None and "bookmark-button is-on" in html
+    assert response.get("X-Page-Cache") != "hit" and "bookmark-button is-on" in html
 
 
 class _Counting:

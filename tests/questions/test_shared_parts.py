@@ -1,0 +1,160 @@
+"""Signed-in pages from shared parts (inferview.pages.shared): a question page's part for a
+tier is rendered once and filled with each reader's own state; it never reaches a reader
+of another tier, carries nothing of the reader who happened to render it, and the page a
+reader gets is the page they would have got rendered for them alone."""
+
+import re
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from inferview.community.discussion import services as discussion_services
+from inferview.community.models import Bookmark, KeyPointScore, Progress
+from inferview.pages import shared
+from tests.factories import QuestionFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def browser(client_for, user, csrf):
+    """A signed-in browser holding its CSRF cookie (``csrf``: its 32-letter secret)."""
+    c = client_for(user)
+    c.cookies["csrftoken"] = csrf
+    return c
+
+
+def page(c, url):
+    response = c.get(url)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert shared.OPEN not in html and shared.CLOSE not in html  # no mark left unfilled
+    return response, html
+
+
+def normal(html: str) -> str:
+    """Form tokens (masked afresh on every page) and whitespace set aside."""
+    html = re.sub(r"[A-Za-z0-9]{64}", "TOKEN", html)
+    return re.sub(r"\s+", " ", html)
+
+
+@pytest.fixture
+def question():
+    q = QuestionFactory(access="open", answer="The open reasoning.", key_points=["One", "Two"])
+    QuestionFactory(access="open", track=q.track, number=q.number + 1)  # up next
+    return q
+
+
+def test_a_first_view_is_the_tier_s_shared_part_in_three_queries(
+    client_for, free_user, verified_user, question
+):
+    url = question.get_absolute_url()
+    page(browser(client_for, verified_user, "a" * 32), url)  # another free reader renders it
+    Progress.objects.create(user=free_user, question=question, status="attempted")
+    KeyPointScore.objects.create(user=free_user, question=question, made=[2], total=2)
+    c = browser(client_for, free_user, "b" * 32)
+    with CaptureQueriesContext(connection) as queries:
+        response, html = page(c, url)
+    assert response["X-Page-Cache"] == "shared"
+    # the user with their tier; one query for all of the reader's state on the page
+    # (bookmark, vote and tally, key points, confident up-next candidates, the ids of
+    # their progress and review card); their progress row (they have no review card)
+    assert len(queries) == 3, [q["sql"] for q in queries]
+    assert "The open reasoning." in html and "You made 1 of 2 key points" in html
+
+
+def test_a_revisit_is_the_reader_s_own_copy_in_one_query(client_for, free_user, question):
+    url = question.get_absolute_url()
+    c = browser(client_for, free_user, "c" * 32)
+    page(c, url)
+    with CaptureQueriesContext(connection) as queries:
+        response, _ = page(c, url)
+    assert response["X-Page-Cache"] == "hit"
+    assert len(queries) == 1  # the user with their tier
+
+
+def test_the_filled_page_is_the_page_rendered_for_the_reader_alone(
+    client_for, free_user, verified_user, question, monkeypatch
+):
+    """Every personal spot: bookmark, progress, approach, the revealed fold, key points
+    ticked, the rating's intervals, own comments' Edit/Delete against others' Report."""
+    discussion_services.comment_create(user=free_user, question=question, body="My approach.")
+    discussion_services.comment_create(user=verified_user, question=question, body="Theirs.")
+    Bookmark.objects.create(user=free_user, question=question)
+    Progress.objects.create(
+        user=free_user,
+        question=question,
+        status="attempted",
+        approach="My private sketch",
+        revealed_at=timezone.now(),
+    )
+    KeyPointScore.objects.create(user=free_user, question=question, made=[1], total=2)
+    url = question.get_absolute_url()
+    page(browser(client_for, verified_user, "d" * 32), url)
+    filled_response, filled = page(browser(client_for, free_user, "e" * 32), url)
+    assert filled_response["X-Page-Cache"] == "shared"
+    monkeypatch.setattr(shared, "serve", lambda *args, **kwargs: None)
+    alone_response, alone = page(browser(client_for, free_user, "f" * 32), url)
+    assert alone_response.get("X-Page-Cache") is None
+    assert normal(filled) == normal(alone)
+    for mine in ("My private sketch", "bookmark-button is-on", 'data-testid="answer-fold" open'):
+        assert mine in filled
+    assert filled.count("/edit/") == 1 and filled.count("/report/") == 1
+
+
+def test_the_shared_part_carries_nothing_of_the_reader_who_rendered_it(
+    client_for, free_user, verified_user, question
+):
+    Progress.objects.create(
+        user=verified_user, question=question, status="attempted", approach="Their sketch"
+    )
+    Bookmark.objects.create(user=verified_user, question=question)
+    url = question.get_absolute_url()
+    _, theirs = page(browser(client_for, verified_user, "g" * 32), url)
+    assert "Their sketch" in theirs
+    response, mine = page(browser(client_for, free_user, "h" * 32), url)
+    assert response["X-Page-Cache"] == "shared"
+    assert "Their sketch" not in mine and "bookmark-button is-on" not in mine
+    stored = [v for k, v in cache._cache.items() if "page:shared:" in k]  # locmem: pickles
+    assert stored and not any(b"Their sketch" in v for v in stored)
+
+
+def test_a_shared_part_never_reaches_a_reader_of_another_tier(
+    client_for, free_user, verified_user, premium_user
+):
+    q = QuestionFactory(access="premium", answer="The premium reasoning.")
+    url = q.get_absolute_url()
+    # a premium reader renders the premium tier's part first
+    _, premium = page(browser(client_for, premium_user, "i" * 32), url)
+    assert "The premium reasoning." in premium
+    # a free reader: not theirs (another tier's key), so their tier's part is rendered
+    response, free = page(browser(client_for, free_user, "j" * 32), url)
+    assert "The premium reasoning." not in free and 'class="paywall"' in free
+    # the next free reader gets the free tier's part, still locked
+    response, again = page(browser(client_for, verified_user, "k" * 32), url)
+    assert response["X-Page-Cache"] == "shared"
+    assert "The premium reasoning." not in again and 'class="paywall"' in again
+    # and a premium reader after them gets the answer
+    from inferview.access.services import grant_premium
+
+    grant_premium(user=verified_user, granted_by=None, reason="shared-part test")
+    response, upgraded = page(browser(client_for, verified_user, "l" * 32), url)
+    assert response["X-Page-Cache"] == "shared" and "The premium reasoning." in upgraded
+
+
+def test_the_keys_hold_the_tier(rf):
+    from inferview.access.policy import Tier
+
+    request = rf.get("/x/")
+    free = shared._shared_key(request, int(Tier.FREE), "w", "USD")
+    premium = shared._shared_key(request, int(Tier.PREMIUM), "w", "USD")
+    assert free != premium and ":1:" in free and ":2:" in premium
+
+
+def test_staff_are_never_served_a_shared_part(client_for, staff_user, free_user, question):
+    url = question.get_absolute_url()
+    page(browser(client_for, free_user, "m" * 32), url)
+    response, _ = page(browser(client_for, staff_user, "n" * 32), url)
+    assert response.get("X-Page-Cache") is None
