@@ -8,6 +8,7 @@ inferview.api.errors. Field errors are keyed by input name (plus "preset",
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -30,6 +31,7 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from calculators import leases, presets, services
+from calculators.api_schema import body_problems
 from calculators.errors import CalculatorInputError
 from calculators.models import CalculationRun
 from calculators.services import BrokerUnavailable, run_request
@@ -40,6 +42,7 @@ from inferview.api.parsers import check_depth, depth_error
 RETRY_AFTER_SECONDS = 5
 MAX_WAIT_SECONDS = 10.0
 WAIT_POLL_SECONDS = 0.002
+WAIT_PATTERN = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
 def _outputs_description() -> str:
@@ -339,19 +342,10 @@ class RunCreateView(APIView):
         _known_calculator(slug)
         _refuse_if_rate_limited(request)
         body = request.data
-        if not isinstance(body, dict):
-            raise ApiError(
-                "invalid_input",
-                "The body must be a JSON object.",
-                {"body": ['expected {"inputs": {...}, "preset": "..."}']},
-            )
-        unknown = {
-            k: ["unknown field; the body takes inputs and preset"]
-            for k in body
-            if k not in ("inputs", "preset")
-        }
-        if unknown:
-            raise ApiError("invalid_input", "The body has unknown fields.", unknown)
+        # Malformed (the calculator's documented schema refuses it): 400 naming each field.
+        problems = body_problems(SPECS[slug], body)
+        if problems:
+            raise ApiError("invalid_input", "The request has invalid fields.", problems)
         try:
             run, _ = run_request(
                 calculator=slug,
@@ -360,7 +354,8 @@ class RunCreateView(APIView):
                 user=request.user,
             )
         except CalculatorInputError as exc:
-            raise ApiError("invalid_input", exc.message, exc.fields) from None
+            # Well formed, but it breaks a rule spanning fields (the operation lists them).
+            raise ApiError("invalid_input", exc.message, exc.fields, 422) from None
         except BrokerUnavailable:
             raise ApiError(
                 "queue_unavailable",
@@ -414,6 +409,9 @@ def _wait_seconds(request: Request) -> float:
     if raw is None:
         return 0.0
     try:
+        # A JSON-style number only: float() would also take " 5", "1_0" or "nan".
+        if not WAIT_PATTERN.fullmatch(raw):
+            raise ValueError(raw)
         value = float(raw)
     except ValueError:
         raise ApiError(

@@ -82,10 +82,16 @@ _UNITS: dict[str, tuple[str, float]] = {
     "M tokens": ("tokens", 1e6),
     "fraction": ("fraction", 1.0),
     "%": ("fraction", 0.01),
+    # Units that convert to no other, listed so the API can enumerate every answer unit
+    # (tests/community/test_api_contract.py checks every practice unit in content/ is here).
+    "USD": ("money", 1.0),
+    "FLOP/byte": ("arithmetic intensity", 1.0),
 }
 # the order a unit menu lists them in (most used first within a dimension)
 _MENU_ORDER = list(_UNITS)
 _ALIASES = {"us": "µs"}
+#: Every unit of the table an answer menu offers (aliases left out).
+MENU_UNITS = tuple(u for u in _MENU_ORDER if u not in _ALIASES)
 
 
 def dimension(unit: str) -> str:

@@ -213,6 +213,12 @@ def _model_values(spec: CalculatorSpec, model: Any, config: Any, errors: Errors)
     return values
 
 
+def clean_value(inp: Input, value: Any) -> tuple[Any, list[str]]:
+    """One input's value (a scalar or a 1-D list) cleaned, or the reasons it is refused:
+    type, range, choices, list length. No rule spanning several inputs is applied here."""
+    return _clean_value(inp, value)
+
+
 def _clean_value(inp: Input, value: Any) -> tuple[Any, list[str]]:
     if isinstance(value, list | tuple):
         items = list(value)

@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, viewsets
 
 from inferview.access import policy
+from inferview.api.filters import StrictFilterSet
 from inferview.community.practice import key_points
 from questions import selectors
 from questions.markdown import render_markdown
@@ -229,7 +230,7 @@ class GuideDetailSerializer(GuideListSerializer):
         fields = GuideListSerializer.Meta.fields + ["sections"]
 
 
-class QuestionFilter(filters.FilterSet):
+class QuestionFilter(StrictFilterSet):
     track = filters.CharFilter(field_name="track__slug")
     difficulty = filters.ChoiceFilter(choices=Question._meta.get_field("difficulty").choices)
     kind = filters.ChoiceFilter(choices=Question._meta.get_field("kind").choices)
@@ -265,7 +266,7 @@ class QuestionViewSet(viewsets.ReadOnlyModelViewSet):
         return QuestionDetailSerializer if self.action == "retrieve" else QuestionListSerializer
 
 
-class ConceptFilter(filters.FilterSet):
+class ConceptFilter(StrictFilterSet):
     category = filters.ChoiceFilter(choices=Concept._meta.get_field("category").choices)
     level = filters.ChoiceFilter(choices=Concept._meta.get_field("level").choices)
 

@@ -320,18 +320,18 @@ CONTENT_DIR = Path(os.environ.get("CONTENT_DIR", BASE_DIR / "content"))
 # --- API ------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "inferview.api.pagination.StrictPageNumberPagination",
     "PAGE_SIZE": 25,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "EXCEPTION_HANDLER": "inferview.api.errors.exception_handler",
-    # JSON nested past a sane depth is a 400, not a RecursionError (inferview.api.parsers).
-    "DEFAULT_PARSER_CLASSES": [
-        "inferview.api.parsers.DepthLimitedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only: form fields carry no types (no number, boolean or null), so a body could not
+    # be held to its schema; nothing on the site posts forms to /api/ (its forms post to the
+    # HTML views). JSON nested past a sane depth is a 400, not a RecursionError
+    # (inferview.api.parsers).
+    "DEFAULT_PARSER_CLASSES": ["inferview.api.parsers.DepthLimitedJSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Inferview API",
@@ -354,6 +354,8 @@ SPECTACULAR_SETTINGS = {
     # to each operation in one place (inferview.api.schema).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        # One run operation per calculator, each with its own inputs (calculators.api_schema).
+        "calculators.api_schema.expand_run_operations",
         "inferview.api.schema.add_error_responses",
     ],
 }

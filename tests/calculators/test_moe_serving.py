@@ -157,14 +157,14 @@ def test_bad_ep_is_refused_naming_the_field(client) -> None:
         json.dumps({"inputs": bad, "preset": "h200"}),
         content_type="application/json",
     )
-    assert response.status_code == 400 and response.json()["error"]["fields"]["ep"]
+    assert response.status_code == 422 and response.json()["error"]["fields"]["ep"]
     dense = {**INPUTS, "model": "llama-3.1-70b"}
     response = client.post(
         "/api/v1/calculators/serving_estimate/runs/",
         json.dumps({"inputs": dense, "preset": "h200"}),
         content_type="application/json",
     )
-    assert response.status_code == 400 and response.json()["error"]["fields"]["experts"]
+    assert response.status_code == 422 and response.json()["error"]["fields"]["experts"]
 
 
 @pytest.mark.django_db

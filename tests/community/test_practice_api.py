@@ -117,19 +117,21 @@ def test_a_variant_is_stable_per_session_and_asks_its_follow_ups(client, open_q)
 
 
 @pytest.mark.parametrize(
-    ("query", "field"),
+    ("query", "field", "status"),
     [
-        ({"attempt": 5}, "attempt"),
-        ({"attempt": 0}, "attempt"),
-        ({"attempt": "x"}, "attempt"),
-        ({"follow_up": 2}, "follow_up"),  # the question has one follow-up
-        ({"follow_up": 9}, "follow_up"),
-        ({"follow_up": "one"}, "follow_up"),
+        # well formed, but naming an attempt not drawn yet (409) or a follow-up the
+        # question does not have (404): never "malformed" (tests/fuzz holds the schema)
+        ({"attempt": 5}, "attempt", 409),
+        ({"attempt": 0}, "attempt", 400),
+        ({"attempt": "x"}, "attempt", 400),
+        ({"follow_up": 2}, "follow_up", 404),  # the question has one follow-up
+        ({"follow_up": 9}, "follow_up", 400),  # past MAX_FOLLOW_UPS: the schema's maximum
+        ({"follow_up": "one"}, "follow_up", 400),
     ],
 )
-def test_an_unknown_attempt_or_follow_up_is_a_400_naming_it(client, open_q, query, field):
+def test_an_unknown_attempt_or_follow_up_is_refused_naming_it(client, open_q, query, field, status):
     r = client.get(f"{API}/questions/{open_q.pk}/variant/", query)
-    assert r.status_code == 400 and field in fields(r)
+    assert r.status_code == status and field in fields(r)
 
 
 def test_no_variant_without_practice_or_for_a_draft(client, db):
@@ -217,13 +219,11 @@ def test_a_follow_up_is_graded_on_its_own_number(client, open_q):
         ({"value": [1]}, "value"),
         ({"value": "1" * 41}, "value"),
         ({"value": None}, "value"),
-        ({"unit": "ms"}, "unit"),
-        ({"unit": ""}, "unit"),
+        ({"unit": "furlongs"}, "unit"),  # not a known unit: outside the schema's enum
+        ({"unit": " GB"}, "unit"),
         ({"attempt": 0}, "attempt"),
-        ({"attempt": 5}, "attempt"),
-        ({"follow_up": 3}, "follow_up"),
+        ({"follow_up": 9}, "follow_up"),
         ({"question": "abc"}, "question"),
-        ({"question": 999999}, "question"),
         ({"question": None}, "question"),
     ],
 )
@@ -235,6 +235,28 @@ def test_bad_answers_are_a_400_naming_the_field(client, open_q, data, field):
     assert field in fields(r)
 
 
+@pytest.mark.parametrize(
+    ("data", "field", "status"),
+    [
+        ({"unit": "ms"}, "unit", 422),  # a known unit, of another kind than the question's
+        ({"unit": ""}, "unit", 422),  # a plain number: known, but this question is in GB
+        ({"attempt": 5}, "attempt", 409),  # not drawn yet
+        ({"follow_up": 3}, "follow_up", 404),  # the question has one follow-up
+        ({"question": 999999}, "question", 404),
+    ],
+)
+def test_well_formed_answers_naming_what_is_not_there_are_not_a_400(
+    client, open_q, data, field, status
+):
+    """The body fits the schema, so it is not refused as malformed: each answer is the
+    one the operation documents (tests/fuzz/test_api_schema.py holds the schema to it)."""
+    r = post(
+        client, f"{API}/answers/", {"question": open_q.pk, "value": "12", "unit": "GB", **data}
+    )
+    assert r.status_code == status, r.content
+    assert field in fields(r)
+
+
 def test_missing_fields_are_named(client, db):
     r = post(client, f"{API}/answers/", {})
     assert r.status_code == 400 and {"question", "value", "unit"} <= set(fields(r))
@@ -243,7 +265,7 @@ def test_missing_fields_are_named(client, db):
 def test_a_question_without_practice_or_unpublished_is_named(client, db):
     for q in (QuestionFactory(), QuestionFactory(practice=SPEC, published=False)):
         r = answer(client, q, "1")
-        assert r.status_code == 400 and "question" in fields(r)
+        assert r.status_code == 404 and "question" in fields(r)
 
 
 def test_grading_is_rate_limited_with_the_api_s_429(client, open_q, monkeypatch):

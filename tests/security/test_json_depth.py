@@ -109,5 +109,5 @@ def test_a_big_flat_sweep_is_not_slowed_by_the_check(client_for, free_user):
     r = client.post(
         "/api/v1/calculators/decode_bound/runs/", data=body, content_type="application/json"
     )
-    assert r.status_code in (200, 202, 400), r.content[:300]
+    assert r.status_code in (200, 202, 400, 422), r.content[:300]
     assert "nests deeper" not in r.content.decode()

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import QueryDict
 from django.shortcuts import get_object_or_404
 from rest_framework import status
 
 from inferview.api.errors import ApiError
+from inferview.api.strict import type_problems
 from questions.models import Concept, Question
 from questions.selectors import published_questions
 
@@ -39,6 +41,13 @@ def call_service(fn, **kwargs):
 
 
 def validated(serializer_class, data) -> dict[str, Any]:
+    """The serializer's validated data, or the 400 naming each field. A JSON body (not a
+    query string, whose values are all text) is first held to the JSON types the schema
+    documents, with no coercion (``inferview.api.strict``)."""
     s = serializer_class(data=data)
+    if not isinstance(data, QueryDict):
+        problems = type_problems(s, data)
+        if problems:
+            raise ApiError("invalid", "The request has invalid fields.", problems)
     s.is_valid(raise_exception=True)
     return s.validated_data

@@ -10,13 +10,13 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.generics import ListAPIView
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inferview.api.errors import ApiError
+from inferview.api.pagination import StrictPageNumberPagination
 from inferview.community.corrections import selectors, services
 from inferview.community.corrections.models import Correction
 from inferview.community.ratelimits import correction_retry_after
@@ -48,7 +48,7 @@ class _SignedIn:
         super().permission_denied(request, message=message, code=code)  # type: ignore[misc]
 
 
-class CorrectionPagination(PageNumberPagination):
+class CorrectionPagination(StrictPageNumberPagination):
     page_size = 50
 
 

@@ -12,13 +12,13 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from inferview.api.errors import ApiError
+from inferview.api.pagination import StrictPageNumberPagination
 from inferview.community.discussion import selectors as discussion_selectors
 from inferview.community.discussion import services as discussion_services
 from inferview.community.models import (
@@ -43,7 +43,7 @@ from .serializers import (
 # --- Discussion ------------------------------------------------------------------------------
 
 
-class CommentPagination(PageNumberPagination):
+class CommentPagination(StrictPageNumberPagination):
     page_size = discussion_selectors.COMMENTS_PER_PAGE
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -60,6 +60,32 @@ def practice_question(pk: Any) -> Question:
     if not has_practice(question):
         raise NotFound("This question has no graded practice.")
     return question
+
+
+def check_attempt(request: Request, question: Question, attempt: Any, follow_up: Any) -> None:
+    """A follow-up the question does not have is a 404 (no such thing); an attempt not
+    drawn yet is a 409 (it exists once drawn: POST .../new-attempt/). Both are documented
+    on the operations, so a well-formed request is never refused as malformed."""
+    spec = question.practice_spec
+    assert spec is not None  # practice_question / has_practice checked it
+    if follow_up is not None and not 1 <= follow_up <= len(spec.follow_ups):
+        raise ApiError(
+            "not_found",
+            f"This question has {len(spec.follow_ups)} follow-up(s).",
+            {"follow_up": [f"choose from 1 to {len(spec.follow_ups)}"]},
+            status.HTTP_404_NOT_FOUND,
+        )
+    if attempt is not None:
+        current = graded.current_number(
+            user=request.user, session=request.session, question=question
+        )
+        if attempt > current:
+            raise ApiError(
+                "not_drawn",
+                f"Attempt {attempt} is not drawn yet; you are on attempt {current}.",
+                {"attempt": [f"choose from 1 to {current}, or draw the next with new-attempt"]},
+                status.HTTP_409_CONFLICT,
+            )
 
 
 def _finite(x: float) -> float | None:
@@ -107,12 +133,22 @@ class VariantView(APIView):
     @extend_schema(
         summary="Your numbers for a calculation question (anonymous visitors: per session)",
         parameters=[VariantQuerySerializer],
-        responses=VariantSerializer,
+        responses={
+            200: VariantSerializer,
+            404: OpenApiResponse(
+                description="No such question with practice, or no such follow-up of it."
+            ),
+            409: OpenApiResponse(
+                description="That attempt is not drawn yet (error.code not_drawn): attempts "
+                "exist from 1 to your latest; POST new-attempt draws the next."
+            ),
+        },
         tags=TAGS,
     )
     def get(self, request: Request, pk: int) -> Response:
-        question = practice_question(pk)
         query = validated(VariantQuerySerializer, request.query_params)
+        question = practice_question(pk)
+        check_attempt(request, question, query.get("attempt"), query.get("follow_up"))
         asked = call_service(
             graded.variant,
             user=request.user,
@@ -170,8 +206,25 @@ class AnswerListView(generics.ListAPIView):
     @extend_schema(
         summary="Grade a numeric answer to your current (or a given) attempt; stored and "
         "scheduled for review when signed in; rate limited",
+        description="Refused as malformed (400) only when the body breaks its schema. A "
+        "well-formed body can still name what does not exist: a question without graded "
+        "practice or a follow-up it does not have (404), an attempt not drawn yet (409), or "
+        "break this rule the schema cannot state: `unit` must be one of the question's "
+        "units, those of the same kind as its own (the variant's `units`) (422).",
         request=NumericAnswerWriteSerializer,
-        responses=GradeSerializer,
+        responses={
+            200: GradeSerializer,
+            404: OpenApiResponse(
+                description="No published question with graded practice has this id, or "
+                "it has no such follow-up."
+            ),
+            409: OpenApiResponse(
+                description="That attempt is not drawn yet (error.code not_drawn)."
+            ),
+            422: OpenApiResponse(
+                description="unit is a known unit, but not one this question takes."
+            ),
+        },
         tags=TAGS,
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -186,9 +239,19 @@ class AnswerListView(generics.ListAPIView):
         question = published_questions().select_related("track").filter(pk=data["question"]).first()
         if question is None or not has_practice(question):
             raise ApiError(
-                "invalid",
-                "The request has invalid fields.",
+                "not_found",
+                "No published question with graded practice has this id.",
                 {"question": ["No published question with graded practice has this id."]},
+                status.HTTP_404_NOT_FOUND,
+            )
+        check_attempt(request, question, data.get("attempt"), data.get("follow_up"))
+        units = question.practice_spec.units  # type: ignore[union-attr]
+        if data["unit"] not in units:
+            raise ApiError(
+                "invalid_unit",
+                "This question is not answered in that unit.",
+                {"unit": [f"Choose one of: {', '.join(units)}."]},
+                status.HTTP_422_UNPROCESSABLE_ENTITY,
             )
         result = call_service(
             graded.answer,

@@ -9,6 +9,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
+from calculators import grading
 from calculators.grading import MAX_FOLLOW_UPS
 from inferview.access import policy
 from inferview.community.models import (
@@ -100,10 +101,26 @@ class VariantSerializer(serializers.Serializer):
     follow_ups = FollowUpSerializer(many=True)
 
 
+#: Every unit an answer may name: "" for a plain number (a question with no unit, such as
+#: a batch size), then grading's table.
+ANSWER_UNITS = ("", *grading.MENU_UNITS)
+
+
+class AnswerUnitField(serializers.ChoiceField):
+    """One of the known units; which of them a given question takes is the variant's
+    ``units`` (another unit of the set is answered 422, see AnswerListView)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=list(ANSWER_UNITS), allow_blank=True, **kwargs)
+
+
 class NumericAnswerWriteSerializer(serializers.Serializer):
     question = serializers.IntegerField(min_value=1, help_text="Question id")
     value = NumericValueField()
-    unit = serializers.CharField(max_length=24, help_text="One of the variant's units")
+    unit = AnswerUnitField(
+        help_text="The unit of value: one of the variant's units (a unit of another kind "
+        "than the question's is answered 422)"
+    )
     attempt = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, max_value=graded.MAX_ATTEMPTS
     )

@@ -128,7 +128,8 @@ class RatingView(APIView):
     @extend_schema(
         summary="Rate your recall (again, hard, good, easy); schedules the next review with FSRS",
         request=RatingWriteSerializer,
-        responses=ReviewCardSerializer,
+        # 201: each rating is a new entry in the review log, so it says Created.
+        responses={201: ReviewCardSerializer},
         tags=["community"],
     )
     def post(self, request: Request, pk: int) -> Response:
