@@ -643,21 +643,30 @@ def _sqlite_matches(
 
 
 def _sqlite_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
+    """A snippet of the public text or, for a reader of the item, of the guarded text when
+    only that holds the words (never of the title, which the hit shows anyway)."""
     out: dict[Any, str] = {}
     for readable in (True, False):
         ids = [r.ref for r in rows if (r.access in levels) == readable]
         if not ids:
             continue
-        column = -1 if readable else _PUBLIC_COLUMN
         query = _fts_query(plan) if readable else _fts_query(plan, columns="title public_text")
-        sql = (
-            f"SELECT rowid, snippet(questions_search_index, {column}, %s, %s, '…', "
-            f"{SNIPPET_TOKENS}) FROM questions_search_index WHERE questions_search_index "
-            f"MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})"
+        guarded = (
+            f"snippet(questions_search_index, {_PUBLIC_COLUMN + 1}, %s, %s, '…', {SNIPPET_TOKENS})"
+            if readable
+            else "''"
         )
+        sql = (
+            f"SELECT rowid, snippet(questions_search_index, {_PUBLIC_COLUMN}, %s, %s, '…', "
+            f"{SNIPPET_TOKENS}), {guarded} FROM questions_search_index WHERE "
+            f"questions_search_index MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})"
+        )
+        marks = [HL_START, HL_END] * (2 if readable else 1)
         with connection.cursor() as cursor:
-            cursor.execute(sql, [HL_START, HL_END, query, *ids])
-            out.update(cursor.fetchall())
+            cursor.execute(sql, [*marks, query, *ids])
+            for rowid, public, locked_or_empty in cursor.fetchall():
+                use_guarded = HL_START not in (public or "") and HL_START in (locked_or_empty or "")
+                out[rowid] = locked_or_empty if use_guarded else public
     return out
 
 
@@ -750,18 +759,19 @@ def _pg_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[A
     if not rows:
         return {}
     options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
-    keys = [f"{r.kind}:{r.object_id}" for r in rows]
     sql = """
         SELECT d.kind || ':' || d.object_id, ts_headline('english', left(
-                   d.title || ' ' || d.public_text
+                   d.public_text
                        || CASE WHEN d.access = ANY(%s) THEN ' ' || d.guarded_text ELSE '' END,
                    %s),
                to_tsquery('english', %s), %s)
         FROM questions_search_document d
-        WHERE d.kind || ':' || d.object_id = ANY(%s)
+        JOIN unnest(%s::text[], %s::bigint[]) AS page(kind, object_id)
+          ON page.kind = d.kind AND page.object_id = d.object_id
     """
+    kinds, ids = [r.kind for r in rows], [r.object_id for r in rows]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [list(levels), _PG_HEADLINE_CHARS, _tsquery(plan), options, keys])
+        cursor.execute(sql, [list(levels), _PG_HEADLINE_CHARS, _tsquery(plan), options, kinds, ids])
         return dict(cursor.fetchall())
 
 
