@@ -693,12 +693,13 @@ def _pg_matches(
     plan: Plan, levels: tuple[str, ...], filters: SearchFilters, kinds: list[str]
 ) -> list[Row]:
     """One indexed query: the vector this viewer may search (full text at the readable
-    ``levels``, public text otherwise), ranked, with whether the title (weight A) holds it."""
+    ``levels``, public text otherwise), ranked, with whether the title (weight A of the
+    small public vector) holds it."""
     visible, visible_params = _visible_sql(filters, kinds)
     sql = f"""
         WITH q AS (SELECT to_tsquery('english', %s) AS query),
         m AS (
-            SELECT d.kind, d.object_id, d.access, d.title,
+            SELECT d.kind, d.object_id, d.access, d.title, d.public_vector AS pub,
                    CASE WHEN d.access = ANY(%s) THEN d.full_vector ELSE d.public_vector END AS vec
             FROM questions_search_document d, q
             WHERE d.kind = ANY(%s)
@@ -706,7 +707,7 @@ def _pg_matches(
                    OR (NOT d.access = ANY(%s) AND d.public_vector @@ q.query))
         )
         SELECT m.kind, m.object_id, m.access, ts_rank_cd(m.vec, q.query, 1),
-               CASE WHEN ts_filter(m.vec, '{{a}}') @@ q.query THEN m.title END
+               CASE WHEN ts_filter(m.pub, '{{a}}') @@ q.query THEN m.title END
         FROM m JOIN ({visible}) v
           ON v.kind = m.kind AND v.object_id = m.object_id AND v.access = m.access, q
     """
