@@ -92,6 +92,9 @@ _MENU_ORDER = list(_UNITS)
 _ALIASES = {"us": "µs"}
 #: Every unit of the table an answer menu offers (aliases left out).
 MENU_UNITS = tuple(u for u in _MENU_ORDER if u not in _ALIASES)
+#: Every unit an answer may name (the API's enum): "" for a plain number (a target with no
+#: unit, such as a batch size, or "the item's own unit"), then the menu's.
+ANSWER_UNITS = ("", *MENU_UNITS)
 
 
 def dimension(unit: str) -> str:

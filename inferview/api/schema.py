@@ -104,3 +104,86 @@ def add_error_responses(result: dict[str, Any], generator: Any, **kwargs: Any) -
                     response["headers"] = RETRY_AFTER
                 responses[code] = response
     return result
+
+
+#: OpenAPI links schemathesis cannot infer (tests/fuzz's stateful test follows them): the
+#: practice paths name a question id that comes from elsewhere, and a new comment's id
+#: leads to /comments/{id}/. (path, method, status) -> link name -> link.
+LINKS: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {
+    ("/api/v1/questions/", "get", "200"): {
+        "PracticeVariant": {
+            "operationId": "v1_practice_questions_variant_retrieve",
+            "parameters": {"path.id": "$response.body#/results/0/id"},
+        },
+        "NewAttempt": {
+            "operationId": "v1_practice_questions_new_attempt_create",
+            "parameters": {"path.id": "$response.body#/results/0/id"},
+        },
+        "KeyPoints": {
+            "operationId": "v1_practice_questions_key_points_retrieve",
+            "parameters": {"path.id": "$response.body#/results/0/id"},
+        },
+    },
+    ("/api/v1/practice/questions/{id}/new-attempt/", "post", "201"): {
+        "ThisAttempt": {
+            "operationId": "v1_practice_questions_variant_retrieve",
+            "parameters": {
+                "path.id": "$response.body#/question",
+                "query.attempt": "$response.body#/attempt",
+            },
+        },
+        "AnswerIt": {
+            "operationId": "v1_practice_answers_create",
+            "requestBody": {
+                "question": "$response.body#/question",
+                "attempt": "$response.body#/attempt",
+            },
+        },
+    },
+    ("/api/v1/practice/questions/{id}/variant/", "get", "200"): {
+        "AnswerIt": {
+            "operationId": "v1_practice_answers_create",
+            "requestBody": {
+                "question": "$response.body#/question",
+                "attempt": "$response.body#/attempt",
+            },
+        },
+    },
+    **{
+        (path, "post", "201"): {
+            "EditComment": {
+                "operationId": "v1_comments_partial_update",
+                "parameters": {"path.id": "$response.body#/id"},
+            },
+            "ReportComment": {
+                "operationId": "v1_comments_report_create",
+                "parameters": {"path.id": "$response.body#/id"},
+            },
+            "DeleteComment": {
+                "operationId": "v1_comments_destroy",
+                "parameters": {"path.id": "$response.body#/id"},
+            },
+        }
+        for path in ("/api/v1/questions/{id}/comments/", "/api/v1/concepts/{slug}/comments/")
+    },
+}
+
+
+def add_links(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular POSTPROCESSING_HOOKS entry: the ``LINKS`` above, on operations that
+    exist (a link to an operation that is gone is dropped rather than left dangling)."""
+    paths = result.get("paths", {})
+    known = {
+        op.get("operationId")
+        for ops in paths.values()
+        for op in ops.values()
+        if isinstance(op, dict)
+    }
+    for (path, method, code), links in LINKS.items():
+        response = paths.get(path, {}).get(method, {}).get("responses", {}).get(code)
+        if response is None:
+            continue
+        kept = {n: link for n, link in links.items() if link["operationId"] in known}
+        if kept:
+            response.setdefault("links", {}).update(kept)
+    return result

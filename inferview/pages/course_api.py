@@ -7,15 +7,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status, viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from calculators.grading import ANSWER_UNITS
 from inferview.access import policy
 from inferview.api.errors import ApiError
+from inferview.api.strict import type_problems
 from questions import lessons
 from questions.lesson_checks import grade_check, public_items
 from questions.markdown import render_markdown
@@ -174,19 +181,82 @@ class LessonProgressView(APIView):
     def put(self, request: Request, slug: str) -> Response:
         # the body first: a malformed one is a 400 whatever the slug
         data = LessonProgressWriteSerializer(data=request.data)
+        if problems := type_problems(data, request.data):  # JSON types, no coercion
+            raise ApiError("invalid", "The request has invalid fields.", problems)
         data.is_valid(raise_exception=True)
         lesson = _readable_lesson(request, slug)
         row = lessons.mark_done(user=request.user, lesson=lesson, done=data.validated_data["done"])
         return Response(_progress_payload(lesson, row))
 
 
+MAX_CHECK_ITEMS = 10
+ANSWER_TEXT_MAX = 40
+#: One answer as the schema documents it: a JSON number (a choice's 0-based index, or a
+#: number item's value in the item's unit) or {"value", "unit"} for a number item.
+CHECK_ANSWER_SCHEMA = {
+    "anyOf": [
+        {"type": "number"},
+        {
+            "type": "object",
+            "properties": {
+                "value": {
+                    "anyOf": [
+                        {"type": "number"},
+                        {"type": "string", "minLength": 1, "maxLength": ANSWER_TEXT_MAX},
+                    ]
+                },
+                "unit": {"type": "string", "enum": list(ANSWER_UNITS)},
+            },
+            "required": ["value"],
+            "additionalProperties": False,
+        },
+    ]
+}
+
+
+def _answer_problem(raw: Any) -> str | None:
+    """Why ``raw`` does not fit CHECK_ANSWER_SCHEMA, else None."""
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return None
+    if not isinstance(raw, dict):
+        return 'must be a number or {"value": ..., "unit": ...}'
+    if set(raw) - {"value", "unit"} or "value" not in raw:
+        return 'an object answer takes "value" (required) and "unit" only'
+    value = raw["value"]
+    text_ok = isinstance(value, str) and 1 <= len(value) <= ANSWER_TEXT_MAX
+    if not text_ok and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return f"value must be a number or text of 1 to {ANSWER_TEXT_MAX} characters"
+    if "unit" in raw and raw["unit"] not in ANSWER_UNITS:
+        return "unit is not a known unit"
+    return None
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": CHECK_ANSWER_SCHEMA,
+        "maxItems": MAX_CHECK_ITEMS,
+        "description": "One per item, in order: a choice's 0-based index, or a number "
+        'item\'s number (read in the item\'s unit) or {"value": 209, "unit": "tokens/s"}.',
+    }
+)
+class CheckAnswersField(serializers.ListField):
+    """The answers, each held to CHECK_ANSWER_SCHEMA (no coercion)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.JSONField(), max_length=MAX_CHECK_ITEMS, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, list):
+            self.fail("not_a_list", input_type=type(data).__name__)
+        problems = {str(i): [p] for i, raw in enumerate(data) if (p := _answer_problem(raw))}
+        if problems:
+            raise serializers.ValidationError(problems)
+        return super().to_internal_value(data)
+
+
 class CheckAnswerSerializer(serializers.Serializer):
-    answers = serializers.ListField(
-        child=serializers.JSONField(),
-        max_length=10,
-        help_text="One per item, in order: a choice's 0-based index, or a number item's "
-        '{"value": 209, "unit": "tokens/s"} (a bare number is read in the item\'s unit)',
-    )
+    answers = CheckAnswersField()
 
 
 class CheckResultSerializer(serializers.Serializer):
@@ -198,33 +268,47 @@ class CheckResultSerializer(serializers.Serializer):
 class LessonCheckView(APIView):
     @extend_schema(
         summary="Grade your answers to a lesson's check yourself",
+        description="A body its schema refuses is a 400. A well-formed body is still "
+        "answered 422, naming the item, when it does not fit this lesson's check (rules "
+        "the schema cannot state, as they differ per lesson): one answer per item, in "
+        "order; a choice item's answer is the index of one of its choices; a number "
+        "item's answer reads as a finite number, in a unit of the item's kind.",
         request=CheckAnswerSerializer,
-        responses=CheckResultSerializer,
+        responses={
+            200: CheckResultSerializer,
+            422: OpenApiResponse(
+                description="Well formed, but not answers to this lesson's items."
+            ),
+        },
         tags=["course"],
     )
     def post(self, request: Request, slug: str) -> Response:
         data = CheckAnswerSerializer(data=request.data)
+        if problems := type_problems(data, request.data):  # JSON types, no coercion
+            raise ApiError("invalid", "The request has invalid fields.", problems)
         data.is_valid(raise_exception=True)
         lesson = _readable_lesson(request, slug)
         answers = data.validated_data["answers"]
+        # Well formed from here on: what does not fit this lesson is a 422 (documented).
+        unfit = status.HTTP_422_UNPROCESSABLE_ENTITY
         if len(answers) != len(lesson.check_items):
             raise ApiError(
                 "invalid",
                 "The request has invalid fields.",
                 {"answers": [f"give {len(lesson.check_items)} answers, one per item"]},
+                unfit,
             )
         for n, raw in enumerate(answers):
-            if isinstance(raw, (list, dict)) and not (
-                isinstance(raw, dict) and lesson.check_items[n].get("kind") == "number"
-            ):
+            if isinstance(raw, dict) and lesson.check_items[n].get("kind") != "number":
                 raise ApiError(
                     "invalid",
                     "The request has invalid fields.",
                     {f"item-{n + 1}": ["not an answer to this item"]},
+                    unfit,
                 )
         result = grade_check(lesson.check_items, answers)
         if result.errors:
-            raise ApiError("invalid", "Some answers could not be read.", result.errors)
+            raise ApiError("invalid", "Some answers could not be read.", result.errors, unfit)
         if request.user.is_authenticated:
             lessons.record_check(user=request.user, lesson=lesson, passed=result.passed)
         return Response(

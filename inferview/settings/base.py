@@ -357,6 +357,7 @@ SPECTACULAR_SETTINGS = {
         # One run operation per calculator, each with its own inputs (calculators.api_schema).
         "calculators.api_schema.expand_run_operations",
         "inferview.api.schema.add_error_responses",
+        "inferview.api.schema.add_links",
     ],
 }
 

@@ -160,3 +160,60 @@ def test_every_practice_unit_in_content_is_a_known_answer_unit():
 
 def test_the_fixture_spec_unit_is_known():
     assert SPEC["target"]["unit"] in grading.MENU_UNITS
+
+
+# --- Lessons: check yourself and progress --------------------------------------------------
+
+
+@pytest.fixture
+def lesson(db):
+    from tests.factories import LessonFactory
+
+    return LessonFactory(slug="contract-lesson", access="open")
+
+
+def post_json(c, path, data):
+    return c.post(path, json.dumps(data), content_type="application/json")
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        [True],  # a boolean is not a number
+        ["1"],  # text only as an object's value
+        [[1]],
+        [{"value": 1, "unit": "GB", "extra": 1}],
+        [{"unit": "GB"}],
+        [{"value": 1, "unit": "furlongs"}],
+        [{"value": ""}],
+        "1",
+        list(range(11)),  # more than MAX_CHECK_ITEMS
+    ],
+)
+def test_a_malformed_check_is_a_400(client, lesson, answers):
+    r = post_json(client, f"/api/v1/lessons/{lesson.slug}/check/", {"answers": answers})
+    assert r.status_code == 400, r.content
+    assert any(k.startswith("answers") for k in fields(r))
+
+
+def test_a_well_formed_check_that_does_not_fit_the_lesson_is_a_422(client, lesson):
+    n = len(lesson.check_items)
+    r = post_json(client, f"/api/v1/lessons/{lesson.slug}/check/", {"answers": [0] * (n + 1)})
+    assert r.status_code == 422 and "answers" in fields(r)
+
+
+def test_lesson_progress_refuses_a_done_that_is_not_a_boolean(client_for, free_user, lesson):
+    c = client_for(free_user)
+    for done in ("yes", 1, None):
+        r = c.put(
+            f"/api/v1/lessons/{lesson.slug}/progress/",
+            json.dumps({"done": done}),
+            content_type="application/json",
+        )
+        assert r.status_code == 400 and "done" in fields(r), done
+    r = c.put(
+        f"/api/v1/lessons/{lesson.slug}/progress/",
+        json.dumps({"done": True}),
+        content_type="application/json",
+    )
+    assert r.status_code == 200 and r.json()["done"] is True

@@ -33,6 +33,7 @@ from tests.community.practice_data import POINTS, SPEC
 from tests.factories import (
     ConceptFactory,
     GuideItemFactory,
+    LessonFactory,
     QuestionFactory,
     TrackFactory,
     UserFactory,
@@ -70,6 +71,13 @@ CONFIG = SchemathesisConfig.from_dict(
                 # but which of them a question takes depends on the question named in the
                 # body; the operation documents that rule and its 422.
                 "include-path": "/api/v1/practice/answers/",
+                "include-method": "POST",
+                "checks": {"positive_data_acceptance": {"expected-statuses": [*ACCEPTING, "422"]}},
+            },
+            {
+                # And a lesson's check yourself: how many answers, and of which kind, is
+                # the lesson's own (its items); the operation documents those rules, 422.
+                "include-path": "/api/v1/lessons/{slug}/check/",
                 "include-method": "POST",
                 "checks": {"positive_data_acceptance": {"expected-statuses": [*ACCEPTING, "422"]}},
             },
@@ -159,12 +167,23 @@ def content(db):
         q.concepts.set(concepts)
         questions.append(q)
     GuideItemFactory(section__guide__slug="fuzz-guide")  # guides are open to everyone
+    # Lessons: an open one to check and mark done, a premium one whose body is locked.
+    LessonFactory(slug="open-lesson", access="open")
+    LessonFactory(slug="premium-lesson", access="premium", body=f"## Locked\n\n{CANARY} body.")
     author = UserFactory()
     comments = [CommentFactory(question=q, author=author) for q in questions]
     KNOWN.clear()
     KNOWN.update(
         id=[q.pk for q in questions] + [c.pk for c in comments],
-        slug=["fuzz-track", "open-concept", "premium-concept", "fuzz-guide", "decode_bound"],
+        slug=[
+            "fuzz-track",
+            "open-concept",
+            "premium-concept",
+            "fuzz-guide",
+            "decode_bound",
+            "open-lesson",
+            "premium-lesson",
+        ],
     )
     return questions
 
@@ -213,10 +232,51 @@ def test_api(case, role_cookies, content, django_wsgi):
         assert ACCOUNT_CANARY not in response.text, (case.path, response.text[:500])
 
 
+#: Scenarios per role and steps per scenario for the stateful test: bounded so the whole
+#: module stays under about three minutes on two cores (FUZZ_STATEFUL scales it up by hand).
+SCENARIOS = int(os.environ.get("FUZZ_STATEFUL", "20"))
+STEPS = 6
+
+
+class Workflow(schema.as_state_machine()):  # type: ignore[misc]
+    """Chains of calls along the links schemathesis infers (ids and slugs from responses,
+    Location headers such as a queued run's): every response checked as in test_api, and
+    the canaries kept from readers who may not read them."""
+
+    role = "anonymous"
+
+    def validate_response(self, response, case, additional_checks=None, **kwargs):
+        super().validate_response(response, case, additional_checks, **kwargs)
+        CASES[f"stateful {self.role}"] += 1
+        if self.role != "premium":
+            assert CANARY not in response.text, (case.path, response.text[:500])
+        if self.role == "anonymous":
+            assert ACCOUNT_CANARY not in response.text, (case.path, response.text[:500])
+
+
+def test_stateful(role_cookies, content, django_wsgi):
+    role, cookies = role_cookies
+    SESSION.clear()
+    SESSION.update({"id": cookies["sessionid"]} if cookies else {})
+    machine = type(f"Workflow_{role}", (Workflow,), {"role": role})
+    machine.run(
+        settings=settings(
+            max_examples=SCENARIOS,
+            stateful_step_count=STEPS,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    assert CASES[f"stateful {role}"] > 0
+
+
 def test_zz_cases_ran():
     """Runs last in this module (pytest keeps file order): the count is the report's."""
     print(f"\nschemathesis cases run: {dict(CASES)} (examples per operation: {EXAMPLES})")
-    if len(CASES) == 4:  # the whole module ran, not a -k selection
+    if all(CASES[role] and CASES[f"stateful {role}"] for role in ROLES):  # the whole module
         assert min(CASES[role] for role in ROLES) >= 100, CASES
+        # every role walked its scenarios: at least one call per scenario
+        assert min(CASES[f"stateful {role}"] for role in ROLES) >= SCENARIOS, CASES
         # The canary is reachable, so its absence for the other roles means something.
         assert CASES["premium saw the canary"] > 0, CASES

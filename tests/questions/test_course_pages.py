@@ -230,8 +230,14 @@ def test_api_check_grades_and_records(free_client, free_user, course):
     ok = free_client.post(url, {"answers": answers}, content_type="application/json")
     assert ok.status_code == 200 and ok.json() == {"passed": True, "score": 3, "items": [True] * 3}
     assert LessonProgress.objects.get(user=free_user).check_passed_at is not None
+    # well formed but not this lesson's answers: 422 (the operation documents the rules)
     short = free_client.post(url, {"answers": [1]}, content_type="application/json")
-    assert short.status_code == 400 and "answers" in short.json()["error"]["fields"]
+    assert short.status_code == 422 and "answers" in short.json()["error"]["fields"]
+    unread = free_client.post(
+        url, {"answers": [1, {"value": "x"}, 1]}, content_type="application/json"
+    )
+    assert unread.status_code == 422
+    # malformed (the schema refuses a nested list): 400
     bad = free_client.post(
         url, {"answers": [1, {"value": "x"}, [1]]}, content_type="application/json"
     )

@@ -101,9 +101,7 @@ class VariantSerializer(serializers.Serializer):
     follow_ups = FollowUpSerializer(many=True)
 
 
-#: Every unit an answer may name: "" for a plain number (a question with no unit, such as
-#: a batch size), then grading's table.
-ANSWER_UNITS = ("", *grading.MENU_UNITS)
+ANSWER_UNITS = grading.ANSWER_UNITS
 
 
 class AnswerUnitField(serializers.ChoiceField):
