@@ -325,6 +325,25 @@ def wrk_cold_search(seconds: int, cookie: str) -> tuple[float, float, float]:
     return float(rate.group(1)), lat["50"], lat["99"]
 
 
+def warm_up(urls: list[str], cookie: str, deadline_s: float = 60) -> None:
+    """One answered request per URL before measuring: gunicorn accepts connections before
+    its workers have finished booting, and a wrk run in that gap measures nothing."""
+    import urllib.request
+
+    deadline = time.monotonic() + deadline_s
+    for url in urls:
+        while True:
+            request = urllib.request.Request(url, headers={"Cookie": cookie})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    response.read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    _die(f"{url} did not answer within {deadline_s:.0f} s")
+                time.sleep(0.5)
+
+
 def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Namespace) -> None:
     """Signed-in search and track page at each synthetic size, in interleaved rounds with
     the bare view: req/s ratio to the bare view of the same round, and p50."""
@@ -340,8 +359,11 @@ def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
             cookie = f"sessionid={urls['session']}"
             search_url, track_url = f"{BASE}/search/?q=kv+cache", BASE + urls["track"]
             found[size] = {row: [] for row in rows}
+            warm_up([f"{BASE}/__bare__/", search_url, track_url], cookie)
             for _ in range(args.rounds):
                 bare = wrk(f"{BASE}/__bare__/", args.seconds)[0]
+                if not bare:
+                    _die("the bare view answered nothing in time: is the machine overloaded?")
                 for row, (rps, p50, _p99) in {
                     "search": wrk(search_url, args.seconds, cookie),
                     "search, results computed": wrk_cold_search(args.seconds, cookie),
