@@ -63,8 +63,12 @@ def _render_image(self, tokens, idx, options, env) -> str:
         return f'<span class="calc-error">missing diagram {escape(src)}</span>'
     figcaption = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
     return (
-        f'<figure class="diagram"><img src="{escape(url)}" alt="{escape(alt)}" '
-        f'loading="lazy" decoding="async">{figcaption}</figure>'
+        # The image is a link to the SVG itself: on a phone the figure scrolls sideways at a
+        # legible size (site.css) and a tap opens it full size, and the scrolling region
+        # holds a focusable element, so a keyboard can scroll it too.
+        f'<figure class="diagram"><a href="{escape(url)}">'
+        f'<img src="{escape(url)}" alt="{escape(alt)}" loading="lazy" decoding="async"></a>'
+        f"{figcaption}</figure>"
     )
 
 

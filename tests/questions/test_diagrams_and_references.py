@@ -19,7 +19,8 @@ def test_a_diagram_becomes_a_figure_with_alt_text_and_caption():
         'Before.\n\n![Blocks of KV cache](diagrams/paged-kv.svg "Paged KV blocks")\n\nAfter.'
     )
     assert (
-        '<figure class="diagram"><img src="/static/diagrams/paged-kv.svg" alt="Blocks of KV cache"'
+        '<figure class="diagram"><a href="/static/diagrams/paged-kv.svg" rel="noopener noreferrer nofollow">'
+        '<img src="/static/diagrams/paged-kv.svg" alt="Blocks of KV cache"'
         in html
     )
     assert "<figcaption>Paged KV blocks</figcaption></figure>" in html
