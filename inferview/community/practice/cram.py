@@ -249,7 +249,17 @@ def lessons_by_day(plan: CramPlan, items: list[CramItem]) -> dict[dt.date, list[
             if lesson.access in readable and lesson.pk not in first_day:
                 first_day[lesson.pk] = (item.day, lesson)
     progress = course.progress_for(plan.user, first_day)
+    # In course order, a lesson is never planned after one that builds on it: each takes the
+    # earliest day of itself and every later lesson (1.3 comes no later than 1.4).
+    ordered = sorted(first_day.values(), key=lambda dl: (dl[1].part.number, dl[1].number))
     out: dict[dt.date, list[tuple[Any, bool]]] = {}
-    for pk, (day, lesson) in first_day.items():
-        out.setdefault(day, []).append((lesson, pk in progress and progress[pk].finished))
+    earliest: dt.date | None = None
+    placed: list[tuple[dt.date, Any]] = []
+    for day, lesson in reversed(ordered):
+        earliest = day if earliest is None else min(day, earliest)
+        placed.append((earliest, lesson))
+    for day, lesson in reversed(placed):
+        out.setdefault(day, []).append(
+            (lesson, lesson.pk in progress and progress[lesson.pk].finished)
+        )
     return out
