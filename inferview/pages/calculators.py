@@ -12,8 +12,6 @@ cookie only: the body stays the one every reader gets.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
@@ -24,11 +22,7 @@ from . import shared
 from .cache import anonymous_page
 
 
-def _no_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
-    return {}  # the header's marks only (CSRF, theme), which pages.shared fills itself
-
-
-@anonymous_page(filler=_no_parts)
+@anonymous_page(filler=shared.no_parts)
 def _page(request: HttpRequest, slug: str) -> HttpResponse:
     response = views.calculator(request, slug)
     if shared.is_shared_render(request):

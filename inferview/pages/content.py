@@ -335,7 +335,7 @@ def guide_list(request: HttpRequest) -> HttpResponse:
     return render(request, "questions/guide_list.html", {"guides": Guide.objects.published()})
 
 
-@anonymous_page
+@anonymous_page(filler=shared.no_parts)
 def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     guide = selectors.guide_detail(slug)
     sections = [
@@ -355,7 +355,7 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     taught = lessons.lessons_for_sections(section for section, _, _ in sections)
     for section, _, _ in sections:
         section.lessons = taught.get(section.pk, [])
-    return render(
+    response = render(
         request,
         "questions/guide.html",
         {
@@ -370,6 +370,9 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
             ),
         },
     )
+    if shared.is_shared_render(request):  # nothing of the reader in it: no slots
+        response.shared_data = {}  # type: ignore[attr-defined]
+    return response
 
 
 @anonymous_page

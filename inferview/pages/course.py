@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
@@ -21,6 +22,7 @@ from questions.lesson_checks import grade_check
 from questions.markdown import render_markdown
 from questions.models import Lesson
 
+from . import shared
 from .cache import anonymous_page
 
 
@@ -75,7 +77,8 @@ def _lesson_page(
     access_selectors.annotate_access(request.user, concepts)
     questions = [q for q in lesson.questions.all() if q.published and q.track.published]
     access_selectors.annotate_access(request.user, questions)
-    progress = lessons.progress_for(request.user, [lesson.pk]).get(lesson.pk)
+    in_shared = shared.is_shared_render(request)  # the tier's part: nobody's progress
+    progress = None if in_shared else lessons.progress_for(request.user, [lesson.pk]).get(lesson.pk)
     parts = lessons.readable_parts(lesson, toc) if readable else None
     items = parts.items if parts else []
     for item, full in zip(items, lesson.check_items if parts else [], strict=True):
@@ -89,7 +92,7 @@ def _lesson_page(
             item["explain_html"] = render_markdown(full.get("explain", ""))
     body_html = mark_safe(parts.body_html) if parts else None  # noqa: S308
     status = 400 if result is not None and result.errors else 200
-    return render(
+    response = render(
         request,
         "questions/lesson.html",
         {
@@ -107,12 +110,29 @@ def _lesson_page(
             "practise": questions,
             "progress": progress,
             "meta_description": lesson.summary,
+            **shared.context(request, LESSON_SLOTS),
         },
         status=status,
     )
+    if in_shared and result is None:
+        response.shared_data = {"pk": lesson.pk}  # type: ignore[attr-defined]
+    return response
 
 
-@anonymous_page
+LESSON_SLOTS = ("status", "done")
+
+
+def lesson_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
+    """A signed-in reader's own parts of a lesson page (``pages.shared``): its status
+    badge and the Mark as done form, from their progress row (one query)."""
+    context = {"progress": lessons.progress_for(request.user, [data["pk"]]).get(data["pk"])}
+    return {
+        "status": render_to_string("questions/_lesson_status.html", context, request),
+        "done": render_to_string("questions/_lesson_done.html", context, request),
+    }
+
+
+@anonymous_page(filler=lesson_parts)
 def lesson_detail(request: HttpRequest, part_slug: str, slug: str) -> HttpResponse:
     return _lesson_page(request, lessons.lesson_detail(part_slug, slug))
 

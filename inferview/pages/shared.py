@@ -58,6 +58,12 @@ MARK = re.compile(OPEN + r"([a-z]+)(?::(\d+):(\d+))?" + CLOSE)
 Filler = Callable[[HttpRequest, dict[str, Any]], dict[str, str]]
 
 
+def no_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
+    """The filler of a page whose shared part differs between readers of a tier only in
+    what ``fill`` puts in itself (form tokens, the header's theme): guides, calculators."""
+    return {}
+
+
 def mark(name: str) -> str:
     return f"{OPEN}{name}{CLOSE}"
 

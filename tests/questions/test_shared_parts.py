@@ -158,3 +158,48 @@ def test_staff_are_never_served_a_shared_part(client_for, staff_user, free_user,
     page(browser(client_for, free_user, "m" * 32), url)
     response, _ = page(browser(client_for, staff_user, "n" * 32), url)
     assert response.get("X-Page-Cache") is None
+
+
+def test_a_guide_page_is_its_tier_s_shared_part_in_one_query(client_for, free_user, verified_user):
+    from tests.factories import GuideFactory, GuideItemFactory, GuideSectionFactory
+
+    guide = GuideFactory()
+    section = GuideSectionFactory(guide=guide)
+    GuideItemFactory(section=section, title="Why is decode memory-bound?")
+    url = guide.get_absolute_url()
+    page(browser(client_for, verified_user, "o" * 32), url)
+    c = browser(client_for, free_user, "p" * 32)
+    with CaptureQueriesContext(connection) as queries:
+        response, html = page(c, url)
+    assert response["X-Page-Cache"] == "shared" and len(queries) == 1  # the user
+    assert "Why is decode memory-bound?" in html and "Send report" in html
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html).group(1)
+    assert c.post("/accounts/logout/", {"csrfmiddlewaretoken": token}).status_code == 302
+
+
+def test_a_lesson_page_is_its_tier_s_shared_part_with_the_reader_s_status(
+    client_for, free_user, verified_user, premium_user
+):
+    from tests.factories import LessonFactory
+
+    open_lesson = LessonFactory(access="open")
+    locked = LessonFactory(access="premium", body="## Idea\n\nThe premium lesson body.")
+    url = open_lesson.get_absolute_url()
+    page(browser(client_for, verified_user, "r" * 32), url)
+    c = browser(client_for, free_user, "s" * 32)
+    assert c.post(url + "done/").status_code == 302
+    page(c, url)  # shows the flash message (a page with one is rendered live)
+    c.cookies.pop("messages")  # spent: a browser drops the emptied cookie, the client keeps it
+    c.cookies["csrftoken"] = "w" * 32  # a browser that has not seen the page yet
+    with CaptureQueriesContext(connection) as queries:
+        response, html = page(c, url)
+    assert response["X-Page-Cache"] == "shared"
+    assert len(queries) == 2  # the user; their progress row
+    assert 'data-testid="lesson-status">Done' in html and "Mark as not done" in html
+    _, theirs = page(browser(client_for, verified_user, "t" * 32), url)
+    assert "Mark as not done" not in theirs and 'data-testid="mark-done"' in theirs
+    # the premium tier's part never reaches the free tier
+    _, premium = page(browser(client_for, premium_user, "u" * 32), locked.get_absolute_url())
+    assert "The premium lesson body." in premium
+    _, free = page(browser(client_for, verified_user, "v" * 32), locked.get_absolute_url())
+    assert "The premium lesson body." not in free
