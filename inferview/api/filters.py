@@ -1,7 +1,8 @@
-"""django-filter's FilterSet with each query parameter held to its schema: one value, not
-empty. django-filter reads ``?level=`` as "no filter" and a repeated ``?level=a&level=b``
-as its last value, so requests the schema calls malformed (an empty string outside the
-enum, an array where one value is documented) were answered as if well formed."""
+"""django-filter's FilterSet with each query parameter held to its schema: given once,
+and a choice not empty. django-filter reads ``?level=`` as "no filter" and a repeated
+``?level=a&level=b`` as its last value, so requests the schema calls malformed (an empty
+string outside the enum, an array where one value is documented) were answered as if
+well formed."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ class StrictFilterSet(filters.FilterSet):
             values = getlist(name)
             if len(values) > 1:
                 problems[name] = "Give this parameter once."
-            elif values == [""]:
+            elif values == [""] and isinstance(self.filters[name], filters.ChoiceFilter):
+                # "" is outside a choice's enum; a free-text filter's schema allows it (and
+                # django-filter reads it as no filter)
                 problems[name] = "Must not be empty; leave the parameter out not to filter."
         return problems
 

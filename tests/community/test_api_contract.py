@@ -101,6 +101,12 @@ def test_concept_filters_refuse_empty_and_repeated_values(client, query):
     assert set(fields(r)) & {"level", "category"}
 
 
+def test_an_empty_free_text_filter_is_schema_valid_and_taken(client):
+    QuestionFactory()
+    assert client.get("/api/v1/questions/?track=").status_code == 200
+    assert client.get("/api/v1/questions/?track=a&track=b").status_code == 400
+
+
 def test_concept_filters_still_filter(client):
     ConceptFactory(slug="one")
     level = ConceptFactory._meta.model._meta.get_field("level").choices[0][0]
