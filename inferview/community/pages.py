@@ -301,6 +301,19 @@ def guide_page_context(*, guide: Guide, items: list[tuple[int, GuideItem]]) -> d
     }
 
 
+def concept_page_shared(*, concept: Concept, sort: str = "newest", page: Any = 1) -> dict[str, Any]:
+    """The community parts of a concept page that are the same for every reader of a tier
+    (``concept_page_context`` less the reader's bookmark)."""
+    return {
+        "discussion": discussion(concept=concept, sort=sort, page=page),
+        **_corrections(TargetType.CONCEPT, concept.pk, what_changed(concept=concept)),
+    }
+
+
+def concept_is_bookmarked(user: Any, concept_id: int) -> bool:
+    return Bookmark.objects.filter(user=user, concept_id=concept_id).exists()
+
+
 def concept_page_context(
     *, user: Any, concept: Concept, sort: str = "newest", page: Any = 1
 ) -> dict[str, Any]:

@@ -304,14 +304,46 @@ def _gone(request: HttpRequest, question) -> HttpResponse:
     )
 
 
-@anonymous_page
+CONCEPT_SLOTS = ("tools", "questions")
+
+
+def concept_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
+    """A signed-in reader's own parts of a concept page (``pages.shared``): the bookmark,
+    and the questions that use it with the reader's bookmark and progress on each."""
+    rows = data["questions"]
+    counts = {q.pk: q.comment_count for q in rows}
+    community_pages.annotate_questions(request.user, rows, comments=False)
+    for q in rows:
+        q.comment_count = counts[q.pk]  # the shared part's count, not a query
+    context = {
+        "concept": SimpleNamespace(pk=data["pk"]),
+        "discussion": {"count": data["comments"]},
+        "is_bookmarked": community_pages.concept_is_bookmarked(request.user, data["pk"]),
+        "questions": rows,
+    }
+    return {
+        "tools": render_to_string("community/_concept_tools.html", context, request),
+        "questions": render_to_string("questions/_concept_questions.html", context, request),
+    }
+
+
+@anonymous_page(filler=concept_parts)
 def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
     concept = selectors.concept_detail(slug)
     lock = policy.locked_reason(request.user, concept)
     questions = selectors.questions_for_concept(concept)
     access_selectors.annotate_access(request.user, questions)
-    community_pages.annotate_questions(request.user, questions)
-    return render(
+    sort, cpage = request.GET.get("csort", "newest"), request.GET.get("cpage", 1)
+    in_shared = shared.is_shared_render(request)
+    if in_shared:  # the tier's part: comment counts only, the reader's state in the slots
+        community_pages.annotate_questions(None, questions)
+        community = community_pages.concept_page_shared(concept=concept, sort=sort, page=cpage)
+    else:
+        community_pages.annotate_questions(request.user, questions)
+        community = community_pages.concept_page_context(
+            user=request.user, concept=concept, sort=sort, page=cpage
+        )
+    response = render(
         request,
         "questions/concept.html",
         {
@@ -320,14 +352,19 @@ def concept_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "body_html": render_markdown(concept.body) if lock is None else None,
             "questions": questions,
             "meta_description": concept.summary,
-            **community_pages.concept_page_context(
-                user=request.user,
-                concept=concept,
-                sort=request.GET.get("csort", "newest"),
-                page=request.GET.get("cpage", 1),
-            ),
+            **community,
+            **shared.context(request, CONCEPT_SLOTS),
         },
     )
+    if in_shared:
+        for q in questions:  # the rows keep what a row shows, not the texts behind it
+            q.body = q.answer = ""
+        response.shared_data = {  # type: ignore[attr-defined]
+            "pk": concept.pk,
+            "comments": community["discussion"].count,
+            "questions": questions,
+        }
+    return response
 
 
 @anonymous_page
@@ -385,9 +422,21 @@ def search(request: HttpRequest) -> HttpResponse:
         page = int(request.GET.get("page", "1"))
     except ValueError:
         page = 1
+
+    def render_hits(results: site_search.SearchResults) -> str:
+        # once per query, tier and page: the lock badges depend on the tier alone
+        questions = [h.obj for h in results.hits if h.type == "question"]
+        access_selectors.annotate_access(request.user, questions)
+        return render_to_string("questions/_search_hits.html", {"r": results})
+
     results = (
         site_search.run(
-            text, levels=policy.readable_levels(request.user), filters=filters, page=page
+            text,
+            levels=policy.readable_levels(request.user),
+            filters=filters,
+            page=page,
+            render=render_hits,
+            render_name="page:v1",
         )
         if text
         else None

@@ -85,10 +85,13 @@ def context(request: HttpRequest, slots: tuple[str, ...] = ()) -> dict[str, Any]
     }
 
 
-def stand_in(tier: policy.Tier) -> Any:
-    """A reader of ``tier`` with no identity: the tier's page, nobody's state."""
+def stand_in(tier: policy.Tier, currency: str) -> Any:
+    """A reader of ``tier`` with no identity: the tier's page, nobody's state. It holds
+    the key's currency as its own choice, so the page's prices are the key's (the real
+    reader's may come from their profile, which the stand-in does not have)."""
     reader = policy.preview_reader(tier)
     reader.theme = mark("theme")
+    reader.preferred_currency = currency
     return reader
 
 
@@ -97,12 +100,17 @@ def _shared_key(request: HttpRequest, tier: int, where: str, currency: str) -> s
 
 
 def render_shared(
-    view: Callable[..., HttpResponse], request: HttpRequest, tier: policy.Tier, *args, **kwargs
+    view: Callable[..., HttpResponse],
+    request: HttpRequest,
+    tier: policy.Tier,
+    currency: str,
+    *args: Any,
+    **kwargs: Any,
 ) -> tuple[str, dict[str, Any]] | None:
     """Render the tier's shared part with the page's view; ``None`` if it cannot be shared."""
     real = request.user
     used = request.META.pop("CSRF_COOKIE_USED", None)
-    request.user = stand_in(tier)
+    request.user = stand_in(tier, currency)
     request._shared_render = True  # type: ignore[attr-defined]
     try:
         response = view(request, *args, **kwargs)
@@ -148,7 +156,7 @@ def shared_part(
             local.set(key, hit, SHARED_SECONDS)
     if hit is not None and hit[0] == version:
         return hit[1], hit[2]
-    rendered = render_shared(view, request, policy.Tier(tier), *args, **kwargs)
+    rendered = render_shared(view, request, policy.Tier(tier), currency, *args, **kwargs)
     if rendered is not None and version:
         entry = (version, *rendered)
         local.set(key, entry, SHARED_SECONDS)

@@ -203,3 +203,49 @@ def test_a_lesson_page_is_its_tier_s_shared_part_with_the_reader_s_status(
     assert "The premium lesson body." in premium
     _, free = page(browser(client_for, verified_user, "v" * 32), locked.get_absolute_url())
     assert "The premium lesson body." not in free
+
+
+def test_a_concept_page_is_its_tier_s_shared_part_with_the_reader_s_rows(
+    client_for, free_user, verified_user, premium_user, monkeypatch
+):
+    from tests.factories import ConceptFactory
+
+    concept = ConceptFactory(access="premium", body="The premium concept body.")
+    used = QuestionFactory(access="open", title="Where does the KV cache live?")
+    used.concepts.add(concept)
+    Bookmark.objects.create(user=free_user, question=used)
+    Bookmark.objects.create(user=free_user, concept=concept)
+    Progress.objects.create(user=free_user, question=used, status="confident")
+    discussion_services.comment_create(user=free_user, concept=concept, body="Mine here.")
+    url = concept.get_absolute_url()
+    _, premium = page(browser(client_for, premium_user, "x" * 32), url)
+    assert "The premium concept body." in premium
+    page(browser(client_for, verified_user, "y" * 32), url)  # the free tier's part
+    c = browser(client_for, free_user, "z" * 32)
+    with CaptureQueriesContext(connection) as queries:
+        response, filled = page(c, url)
+    assert response["X-Page-Cache"] == "shared"
+    assert len(queries) == 4  # the user; their bookmarks on the rows; progress; the concept's
+    assert "The premium concept body." not in filled and 'class="paywall"' in filled
+    assert filled.count("bookmark-button is-on") == 2 and "/edit/" in filled
+    monkeypatch.setattr(shared, "serve", lambda *args, **kwargs: None)
+    _, alone = page(browser(client_for, free_user, "0" * 32), url)
+    assert normal(filled) == normal(alone)
+
+
+def test_a_shared_part_holds_the_currency_of_its_key(client_for, free_user, verified_user):
+    """One reader's saved currency (on their profile) and another's from their browser:
+    each gets the price in their own, whoever rendered the part first."""
+    from django.contrib.auth import get_user_model
+
+    q = QuestionFactory(access="premium")
+    get_user_model().objects.filter(pk=free_user.pk).update(preferred_currency="USD")
+    url = q.get_absolute_url()
+    # an Indian browser, no saved choice, renders the free tier's part in rupees first
+    inr = browser(client_for, verified_user, "1" * 32).get(url, HTTP_ACCEPT_LANGUAGE="hi")
+    assert '<strong class="paywall-price">₹' in inr.content.decode()
+    # a reader who saved dollars, on an Indian browser too: the dollar part, not that one
+    saved = browser(client_for, get_user_model().objects.get(pk=free_user.pk), "2" * 32)
+    response = saved.get(url, HTTP_ACCEPT_LANGUAGE="hi")
+    assert response["X-Page-Cache"] == "shared"
+    assert '<strong class="paywall-price">$' in response.content.decode()
