@@ -42,6 +42,7 @@ from django.core.cache import cache, caches
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape, format_html
 
 from inferview.access import policy
@@ -113,7 +114,10 @@ def render_shared(
     request.user = stand_in(tier, currency)
     request._shared_render = True  # type: ignore[attr-defined]
     try:
-        response = view(request, *args, **kwargs)
+        # in the site's zone, as an anonymous page is: not in the time zone the accounts
+        # middleware activated for the reader who happens to render it
+        with timezone.override(None):
+            response = view(request, *args, **kwargs)
     finally:
         request.user = real
         request._shared_render = False  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@ tier is rendered once and filled with each reader's own state; it never reaches 
 of another tier, carries nothing of the reader who happened to render it, and the page a
 reader gets is the page they would have got rendered for them alone."""
 
+import datetime as dt
 import re
 
 import pytest
@@ -249,3 +250,18 @@ def test_a_shared_part_holds_the_currency_of_its_key(client_for, free_user, veri
     response = saved.get(url, HTTP_ACCEPT_LANGUAGE="hi")
     assert response["X-Page-Cache"] == "shared"
     assert '<strong class="paywall-price">$' in response.content.decode()
+
+
+def test_a_shared_part_is_rendered_in_the_site_s_time_zone(client_for, free_user, verified_user):
+    """Not in the zone of the reader who renders it (the accounts middleware activates
+    each reader's own): comment times in the shared part are UTC, as labelled."""
+    from django.contrib.auth import get_user_model
+
+    q = QuestionFactory(access="open")
+    comment = discussion_services.comment_create(user=free_user, question=q, body="A note.")
+    get_user_model().objects.filter(pk=verified_user.pk).update(time_zone="Asia/Kolkata")
+    reader = get_user_model().objects.get(pk=verified_user.pk)
+    page(browser(client_for, reader, "3" * 32), q.get_absolute_url())  # renders the part
+    response, html = page(browser(client_for, free_user, "4" * 32), q.get_absolute_url())
+    assert response["X-Page-Cache"] == "shared"
+    assert comment.created_at.astimezone(dt.UTC).strftime("%H:%M") in html
