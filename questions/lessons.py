@@ -7,6 +7,8 @@ pass only what it allows to the templates.
 
 from __future__ import annotations
 
+import hashlib
+import random
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -72,7 +74,23 @@ def readable_parts(lesson: Lesson, toc: list[TocEntry]) -> ReadableParts:
 
     body = with_anchors(str(render_markdown(lesson.body)), toc)
     items = [{**item, "n": n} for n, item in enumerate(public_items(lesson.check_items), 1)]
+    for item in items:
+        if item["kind"] == "choice":
+            item["options"] = [(i, item["choices"][i]) for i in display_order(item)]
     return ReadableParts(body, items)
+
+
+def display_order(item: dict[str, Any]) -> list[int]:
+    """The order a choice item's options are shown in: a fixed shuffle seeded by its prompt.
+
+    Authors tend to put the right answer second (92 of 113 items when the course shipped),
+    which "always pick B" would exploit. Each option keeps its index as its value, so the
+    grader (choices by index) and the API (choices in authored order) are unchanged, and
+    the order is the same on every visit."""
+    seed = int.from_bytes(hashlib.sha256(str(item["prompt"]).encode()).digest()[:8], "big")
+    order = list(range(len(item["choices"])))
+    random.Random(seed).shuffle(order)
+    return order
 
 
 def published_lessons():
