@@ -45,7 +45,7 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,6 +142,7 @@ class SearchResults:
     counts: dict[str, int] = field(default_factory=dict)
     suggestion: str | None = None  # "Did you mean ..."
     corrected_from: str | None = None  # the query as typed, when it found nothing
+    html: str = ""  # the hits as the caller's ``render`` made them, kept with the page
 
     @property
     def pages(self) -> int:
@@ -196,8 +197,13 @@ def run(
     page: int = 1,
     per_page: int = PER_PAGE,
     correct: bool = True,
+    render: Callable[[SearchResults], str] | None = None,
+    render_name: str = "",
 ) -> SearchResults:
     """One page of ranked hits; guarded text is searched only at ``levels``.
+
+    ``render`` (named by ``render_name``, part of the key) turns the page into HTML once,
+    kept as ``html``: it may depend only on the hits and the levels, never on a reader.
 
     The page is computed once per query, readable levels, filters and page for each content
     version and shared by every reader with that key (``content_version.cached``): a part
@@ -212,12 +218,16 @@ def run(
         return SearchResults(query=text, per_page=per_page)
     if not terms(text):
         return SearchResults(query=text, per_page=per_page)
-    key = repr((text.lower(), levels, filters, max(1, page), per_page, correct))
+    key = repr((text.lower(), levels, filters, max(1, page), per_page, correct, render_name))
     digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    return content_version.cached(
-        f"search:v1:{connection.alias}:{digest}",
-        lambda: _run(text, levels, filters, page, per_page, correct),
-    )
+
+    def compute() -> SearchResults:
+        results = _run(text, levels, filters, page, per_page, correct)
+        if render is not None:
+            results.html = render(results)
+        return results
+
+    return content_version.cached(f"search:v1:{connection.alias}:{digest}", compute)
 
 
 def _run(
@@ -381,13 +391,21 @@ class Vocabulary:
 
     def closest(self, word: str) -> str | None:
         """The known word nearest by edit distance (1 for words up to 5 letters, else 2);
-        title words first, then the commoner."""
+        title words first, then the commoner. A typo in the first letter is not looked for
+        (rare, and checking only words that share it keeps a miss to a few milliseconds)."""
         if len(word) < 3:
             return None
         limit = 1 if len(word) <= 5 else 2
+        letters = set(word)
         best: tuple[tuple[int, int, int], str] | None = None
         for length in range(len(word) - limit, len(word) + limit + 1):
             for candidate in self._by_length.get(length, ()):
+                # cheap bounds first: a first letter kept (or swapped with the second), and
+                # no more letters in or out than the edits allowed could account for
+                if candidate[0] != word[0] and candidate[:2] != word[1::-1]:
+                    continue
+                if len(letters.symmetric_difference(candidate)) > 2 * limit:
+                    continue
                 d = _edit_distance(word, candidate, limit)
                 if d <= limit:
                     key = (d, -self.titles.get(candidate, 0), len(candidate))
