@@ -340,3 +340,20 @@ def test_trigram_fallback_on_postgresql(anonymous):
     assert site_search.trigram_available()  # migration 0014 created pg_trgm
     rows = site_search._trigram_matches("capybarass batches", ("open",), SearchFilters())
     assert [r.title is None and r.kind for r in rows] == ["question"]
+
+
+def test_search_api_pages_with_an_honest_total(client_for):
+    track = TrackFactory(slug="paging")
+    for n in range(1, 56):
+        QuestionFactory(track=track, number=n, title=f"Pangolin question {n}", access="open")
+    client = client_for(None)
+    first = client.get("/api/v1/search/", {"q": "pangolin"})
+    assert first.status_code == 200 and first["X-Total-Count"] == "55" and len(first.json()) == 50
+    second = client.get("/api/v1/search/", {"q": "pangolin", "page": "2"})
+    assert second["X-Total-Count"] == "55" and len(second.json()) == 5
+    urls = {h["url"] for h in first.json()} | {h["url"] for h in second.json()}
+    assert len(urls) == 55
+    assert client.get("/api/v1/search/", {"q": "pangolin", "page": "3"}).json() == []
+    for bad in ("0", "x", "-1", "1.5"):
+        r = client.get("/api/v1/search/", {"q": "pangolin", "page": bad})
+        assert r.status_code == 400 and "page" in r.json()["error"]["fields"], bad

@@ -49,11 +49,13 @@ class UpNextView(APIView):
 
 
 NO_NUL = "^[^\\u0000]*$"
+#: Search hits per API page (``?page=``); ``X-Total-Count`` gives the total.
+API_PAGE_SIZE = 50
 
 
 class SearchView(APIView):
     @extend_schema(
-        summary="Search tracks, questions, concepts and guides",
+        summary="Search questions, concepts, guide items, lessons, guides and tracks",
         description="Snippets come only from text this viewer may read: a locked answer is neither matched nor quoted.",
         # What the view accepts, exactly: absent or empty filters mean "any", an absent or
         # empty q finds nothing, and no parameter may hold a NUL (400).
@@ -66,6 +68,20 @@ class SearchView(APIView):
             OpenApiParameter("difficulty", OpenApiTypes.STR, enum=["", *Difficulty.values]),
             OpenApiParameter(
                 "kind", OpenApiTypes.STR, enum=["", *Kind.values], description="Question kind"
+            ),
+            OpenApiParameter(
+                "page",
+                OpenApiTypes.STR,
+                pattern="^([1-9][0-9]{0,8})?$",
+                description=f"1 (the default) for the first {API_PAGE_SIZE} hits, 2 for the "
+                "next, and so on; a page past the last is an empty list",
+            ),
+            OpenApiParameter(
+                "X-Total-Count",
+                OpenApiTypes.INT,
+                location=OpenApiParameter.HEADER,
+                response=True,
+                description="How many hits the query has in all (every page)",
             ),
         ],
         responses=SearchHitSerializer(many=True),
@@ -83,10 +99,21 @@ class SearchView(APIView):
         for name in ("q", "track"):
             if "\x00" in p.get(name, ""):
                 errors[name] = ["Null characters are not allowed."]
+        page = p.get("page") or "1"
+        if not page.isascii() or not page.isdigit() or len(page) > 9 or int(page) < 1:
+            errors["page"] = ["must be a whole number from 1, such as 2"]
         if errors:
             raise ApiError("invalid", "The request has invalid fields.", errors)
         filters = site_search.SearchFilters.from_params(p)  # validated above
-        hits = site_search.search(
-            p.get("q", ""), levels=policy.readable_levels(request.user), filters=filters
+        results = site_search.run(
+            p.get("q", ""),
+            levels=policy.readable_levels(request.user),
+            filters=filters,
+            page=int(page),
+            per_page=API_PAGE_SIZE,
+            correct=False,
         )
-        return Response(SearchHitSerializer(hits, many=True).data)
+        hits = results.hits if results.page == int(page) else []  # past the last page
+        response = Response(SearchHitSerializer(hits, many=True).data)
+        response["X-Total-Count"] = str(results.total)
+        return response
