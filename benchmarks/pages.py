@@ -169,13 +169,18 @@ def wrk(url: str, seconds: int, cookie: str | None = None) -> tuple[float, float
         cmd[1:1] = ["-s", str(script)]
     elif cookie:
         cmd[1:1] = ["-H", f"Cookie: {cookie}"]
+    return _run_wrk(cmd, url)
+
+
+def _run_wrk(cmd: list[str], what: str) -> tuple[float, float, float]:
+    """Run wrk and read (requests/s, p50 ms, p99 ms); non-2xx answers abort the run."""
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     if "Non-2xx" in out:
-        _die(f"{url} answered non-2xx:\n{out}")
+        _die(f"{what} answered non-2xx:\n{out}")
     lat = {p: float(v) * UNIT[u] for p, v, u in LATENCY.findall(out)}
     rate = RATE.search(out)
     if rate is None or set(lat) != {"50", "99"}:
-        _die(f"could not read wrk's output for {url}:\n{out}")
+        _die(f"could not read wrk's output for {what}:\n{out}")
     return float(rate.group(1)), lat["50"], lat["99"]
 
 
@@ -315,14 +320,7 @@ def wrk_cold_search(seconds: int, cookie: str) -> tuple[float, float, float]:
     script = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-cold-search-{os.getpid()}.lua"
     script.write_text(COLD_SEARCH_LUA.replace("{cookie}", cookie))
     cmd = ["wrk", "-t2", "-c8", f"-d{seconds}s", "--latency", "-s", str(script), BASE + "/"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    if "Non-2xx" in out:
-        _die(f"the search page answered non-2xx:\n{out}")
-    lat = {p: float(v) * UNIT[u] for p, v, u in LATENCY.findall(out)}
-    rate = RATE.search(out)
-    if rate is None or set(lat) != {"50", "99"}:
-        _die(f"could not read wrk's output for the cold search:\n{out}")
-    return float(rate.group(1)), lat["50"], lat["99"]
+    return _run_wrk(cmd, "the search page (a new query each request)")
 
 
 def warm_up(urls: list[str], cookie: str, deadline_s: float = 60) -> None:
