@@ -235,6 +235,10 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
     lock = policy.locked_reason(request.user, question)
     concepts = list(question.concepts.all())
     access_selectors.annotate_access(request.user, concepts)
+    # "Learn it in": the first three published lessons, in course order, that teach this
+    # question (Lesson.questions), each with the viewer's lock
+    teaching = lessons.lessons_for_questions([question.pk]).get(question.pk, [])[:3]
+    access_selectors.annotate_access(request.user, teaching)
     embeds = list(question.calculator_embeds.all())
     context = {
         "question": question,
@@ -251,8 +255,7 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "meta_description": question.summary,
         # <link rel="prev"> and the "k"/"p" shortcut; "next" is up next's next in track
         "previous_question": selectors.previous_in_track(question),
-        # "Learn it in": the published lessons that teach this question (Lesson.questions)
-        "lessons": lessons.lessons_for_questions([question.pk]).get(question.pk, []),
+        "lessons": teaching,
     }
     sort, cpage = request.GET.get("csort", "newest"), request.GET.get("cpage", 1)
     if shared.is_shared_render(request):
