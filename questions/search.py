@@ -203,7 +203,8 @@ def run(
     """One page of ranked hits; guarded text is searched only at ``levels``.
 
     ``render`` (named by ``render_name``, part of the key) turns the page into HTML once,
-    kept as ``html``: it may depend only on the hits and the levels, never on a reader.
+    kept as ``html`` in place of ``hits``: it may depend only on the hits and the levels,
+    never on a reader.
 
     The page is computed once per query, readable levels, filters and page for each content
     version and shared by every reader with that key (``content_version.cached``): a part
@@ -223,8 +224,9 @@ def run(
 
     def compute() -> SearchResults:
         results = _run(text, levels, filters, page, per_page, correct)
-        if render is not None:
+        if render is not None and results.hits:
             results.html = render(results)
+            results.hits = []  # in the HTML now: the cached page need not carry the objects
         return results
 
     return content_version.cached(f"search:v1:{connection.alias}:{digest}", compute)

@@ -451,7 +451,6 @@ def search(request: HttpRequest) -> HttpResponse:
             "q": text,
             "filters": filters,
             "results": results,
-            "hits": results.hits if results else [],
             "tracks": Track.objects.published().only("slug", "title"),
             "difficulties": Difficulty.choices,
             "kinds": Kind.choices,
