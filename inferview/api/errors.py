@@ -9,7 +9,6 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
 
 
 class ApiError(exceptions.APIException):
@@ -63,6 +62,11 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    # Imported here: rest_framework.views reads DEFAULT_PARSER_CLASSES when it loads, and
+    # our parsers import this module, so a module-level import is a cycle whenever this
+    # module happens to load first (the benchmark settings, a worker's first import).
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

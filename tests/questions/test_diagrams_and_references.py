@@ -20,8 +20,7 @@ def test_a_diagram_becomes_a_figure_with_alt_text_and_caption():
     )
     assert (
         '<figure class="diagram"><a href="/static/diagrams/paged-kv.svg" rel="noopener noreferrer nofollow">'
-        '<img src="/static/diagrams/paged-kv.svg" alt="Blocks of KV cache"'
-        in html
+        '<img src="/static/diagrams/paged-kv.svg" alt="Blocks of KV cache"' in html
     )
     assert "<figcaption>Paged KV blocks</figcaption></figure>" in html
     assert "<p><figure" not in html  # lifted out of its paragraph

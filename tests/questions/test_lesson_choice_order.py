@@ -19,9 +19,7 @@ def test_the_order_is_a_permutation_fixed_per_prompt():
 
 
 def test_an_answer_authored_second_lands_in_every_position():
-    where = collections.Counter(
-        display_order(item(f"Question {k}?")).index(1) for k in range(200)
-    )
+    where = collections.Counter(display_order(item(f"Question {k}?")).index(1) for k in range(200))
     assert set(where) == {0, 1, 2, 3}
     assert max(where.values()) < 100  # no position takes half
 

@@ -37,7 +37,9 @@ def test_the_course_has_seven_parts_and_36_lessons_each_meeting_the_numbers(cour
         name = f"{lesson.part.slug}/{lesson.slug}"
         assert 1500 <= word_count(lesson.body) <= 3500, name
         assert any("->" not in m for m in WORKED_BLOCK.findall(lesson.body)), name
-        own = re.findall(rf"\]\(diagrams/(lesson-{re.escape(lesson.slug)}-[\w-]+\.svg)", lesson.body)
+        own = re.findall(
+            rf"\]\(diagrams/(lesson-{re.escape(lesson.slug)}-[\w-]+\.svg)", lesson.body
+        )
         assert own and all((diagrams / f).is_file() for f in own), name
         assert lesson.questions.count() >= 3 and lesson.concepts.count() >= 2, name
         assert re.search(r"^## Summary\s*$", lesson.body, re.MULTILINE), name
