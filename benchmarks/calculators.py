@@ -54,7 +54,7 @@ def python_decode(params_b, bpp, bw, batch, kv, peak, be, ce):
     step = weight + batch * kv
     memory_ms = step / (bw * be)
     compute_ms = 2.0 * params_b * batch / (peak * ce)
-    ms = max(memory_ms, compute_ms)
+    ms = (memory_ms**4 + compute_ms**4) ** 0.25  # composed as the kernel does (STEP_P = 4)
     per_user = 1000.0 / ms
     return weight, step, memory_ms, compute_ms, ms, per_user, per_user * batch
 
@@ -186,9 +186,9 @@ def python_serving(concurrency, prompt, *, params_b, layers, heads, kv_heads, he
     memory_ms = (weights_gb * 1e9 + concurrency * context * kv_bpt) / bw * 1e3
     compute_ms = concurrency * (2 * params_b * 1e9 + 4 * layers * context * heads * head_dim)
     compute_ms = compute_ms / flops * 1e3
-    itl = max(memory_ms, compute_ms)
+    itl = (memory_ms**4 + compute_ms**4) ** 0.25  # composed as the kernel does (STEP_P = 4)
     prefill_flops = 2 * params_b * 1e9 * prompt + 2 * layers * prompt**2 * heads * head_dim
-    prefill = max(prefill_flops / flops * 1e3, weights_gb * 1e9 / bw * 1e3)
+    prefill = ((prefill_flops / flops * 1e3) ** 4 + (weights_gb * 1e9 / bw * 1e3) ** 4) ** 0.25
     request_ms = concurrency * prefill + output_tokens * itl
     total = concurrency * output_tokens / request_ms * 1e3
     cost = gpu_cost_per_hour * tp / 3600 / total * 1e6

@@ -192,7 +192,10 @@ def _same(a: Mapping[str, np.ndarray], b: Mapping[str, np.ndarray]) -> bool:
         if x.shape != y.shape:
             return False
         if x.dtype.kind in "fc" and y.dtype.kind in "fc":
-            if not np.array_equal(x, y, equal_nan=True):
+            # A move under one part in 10⁵ is not a move: no figure shown (4 significant
+            # digits) can show it, and the step's composition (m⁴ + c⁴)^¼ moves every
+            # output by such amounts far from the crossover.
+            if not np.allclose(x, y, rtol=1e-5, atol=0.0, equal_nan=True):
                 return False
         elif not np.array_equal(x, y):
             return False

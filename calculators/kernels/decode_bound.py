@@ -26,7 +26,9 @@ The formulas, per step at batch B:
                            min(context, local_window)) per token (QKᵀ and PV)
     compute_ms_per_step  = B·(2·active_params_b·1e9 + attention_flops) /
                            (peak_tflops·1e12·compute_efficiency) s
-    ms_per_token         = max(memory, compute)
+    ms_per_token         = (memory^p + compute^p)^(1/p), p = step_p (default 4, fitted
+                           on the calibration set, ``efficiency.STEP_P``): the larger of
+                           the two far from the crossover, 1.189 times either at it
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._common import f64, i64, labels_where, safe_div, shaped
+from .efficiency import STEP_P, compose_step
 from .serving_estimate import precision_bytes
 
 
@@ -62,6 +65,7 @@ def decode_bound(
     peak_tflops: ArrayLike | None = None,
     bandwidth_efficiency: ArrayLike = 1.0,
     compute_efficiency: ArrayLike = 1.0,
+    step_p: ArrayLike = STEP_P,
 ) -> dict[str, np.ndarray]:
     """Return weight_gb, kv_read_gb_per_seq, bytes_per_step_gb, memory_ms_per_step,
     ms_per_token, tokens_per_s_per_user, tokens_per_s_total, bound; with an architecture
@@ -89,7 +93,7 @@ def decode_bound(
         shared_params_b,
         peak_tflops,
     )
-    arrays: list[np.ndarray] = [p, bpp, bw, batch, ctx, be, ce]
+    arrays: list[np.ndarray] = [p, bpp, bw, batch, ctx, be, ce, np.asarray(step_p)]
     arrays += [np.asarray(a) for a in given if a is not None]
     out: dict[str, np.ndarray] = {}
 
@@ -152,15 +156,17 @@ def decode_bound(
         eff_peak = f64(peak_tflops) * ce
         arrays.append(eff_peak)
         flop_b_per_token = 2.0 * active + attn_flops / 1e9  # GFLOP per token
-        compute_ms = safe_div(flop_b_per_token * batch, eff_peak)  # GFLOP / TFLOP/s = ms
-        ms = np.maximum(memory_ms, compute_ms)
+        # GFLOP / TFLOP/s = ms; per sequence first, as the crossing needs it too (one pass
+        # over a sweep fewer, which pays part of the composition's cost)
+        per_seq_ms = safe_div(flop_b_per_token, eff_peak)
+        compute_ms = per_seq_ms * batch
+        ms = compose_step(memory_ms, compute_ms, step_p)
         crossing = _compute_bound_batch(
-            flop_b_per_token,
-            eff_peak,
+            per_seq_ms,
             eff_bw,
             kv,
             bpp,
-            p,
+            weight_gb,
             moe,
             **({"e": e, "k": k, "ep": ep, "shared": shared} if moe else {}),
         )
@@ -183,27 +189,26 @@ def decode_bound(
 
 
 def _compute_bound_batch(
-    flop_b: np.ndarray,
-    eff_peak: np.ndarray,
+    per_seq_ms: np.ndarray,
     eff_bw: np.ndarray,
     kv: np.ndarray,
     bpp: np.ndarray,
-    params: np.ndarray,
+    weight_gb: np.ndarray,
     moe: bool,
     **expert: np.ndarray,
 ) -> np.ndarray:
     """The batch where compute time reaches memory time (inf where it never does).
 
-    Dense: c·B = (W + B·kv) / bw' with c = flop_b / peak', so B = (W / bw') / (c − kv / bw')
-    while the slope is positive; otherwise never. MoE: the weight read grows with B and
+    Dense: c·B = (W + B·kv) / bw' with c = per_seq_ms (flop_b / peak'), so B = (W / bw') /
+    (c − kv / bw') while the slope is positive; otherwise never (W = weight_gb, all of a
+    dense model's weights). MoE: the weight read grows with B and
     saturates at all experts, so the difference compute − memory is convex in B and
     negative at 0; it crosses zero at most once, found by bisection up to 10⁷ sequences.
     """
-    per_seq_ms = safe_div(flop_b, eff_peak)
     slope = per_seq_ms - safe_div(kv, eff_bw)
     if not moe:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(slope > 0, safe_div(params * bpp, eff_bw) / slope, np.inf)
+            return np.where(slope > 0, safe_div(weight_gb, eff_bw) / slope, np.inf)
     e, k, ep, shared = expert["e"], expert["k"], expert["ep"], expert["shared"]
 
     def gap(b: np.ndarray) -> np.ndarray:

@@ -11,8 +11,10 @@ linear_flops = 2·P·N·batch, where P leaves out the embedding table (a lookup,
 matmul). attention_flops = 4·layers·N²·heads·head_dim·batch for a full mask (Q·Kᵀ and
 attention·V, 2·N²·head_dim each per head and layer); a causal mask halves it, because
 FlashAttention-style kernels skip the blocks above the diagonal. The prompt's weights are
-read once, so with a bandwidth the time is max(compute, weight read): prefill is
-compute-bound for any prompt longer than the GPU's ridge point in tokens.
+read once, so with a bandwidth the time composes the two as measured kernels do,
+(compute^p + weight read^p)^(1/p) with p = step_p (default 4, ``efficiency.STEP_P``):
+the larger of the two far from the crossover. Prefill is compute-bound for any prompt
+longer than the GPU's ridge point in tokens.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._common import broadcast, f64, labels_where, safe_div
+from .efficiency import STEP_P, compose_step
 
 MASKS = ("causal", "full")
 
@@ -42,6 +45,7 @@ def prefill(
     bandwidth_tbs: ArrayLike | None = None,
     bytes_per_param: ArrayLike = 2.0,
     bandwidth_efficiency: ArrayLike = 1.0,
+    step_p: ArrayLike = STEP_P,
 ) -> dict[str, np.ndarray]:
     """Return linear_params_b, linear_flops, attention_flops, total_flops, attention_share, compute_ms,
     ttft_ms and, when bandwidth_tbs is given, memory_ms and bound ("compute"/"memory")."""
@@ -52,7 +56,7 @@ def prefill(
         table_b = embedding_params_b
     elif vocab is not None and hidden is not None:
         table_b = np.multiply(f64(vocab), f64(hidden)) / 1e9
-    p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, be, mask_ = broadcast(
+    p, emb, nl, nh, hd, n, b, peak, ce, bpp, bw, be, mask_, step_p_ = broadcast(
         f64(params_b),
         f64(table_b),
         f64(layers),
@@ -66,6 +70,7 @@ def prefill(
         f64(1.0 if bandwidth_tbs is None else bandwidth_tbs),
         f64(bandwidth_efficiency),
         np.asarray(mask, dtype=str),
+        f64(step_p),
     )
     linear_params = np.maximum(p - emb, 0.0) * 1e9
     linear = 2.0 * linear_params * n * b
@@ -85,7 +90,9 @@ def prefill(
         # Every weight is read once per prefill, whatever the batch.
         memory_ms = safe_div(p * 1e9 * bpp, bw * be * 1e12) * 1e3
         out["memory_ms"] = memory_ms
-        out["ttft_ms"] = np.maximum(compute_ms, memory_ms)
+        out["ttft_ms"] = compose_step(
+            compute_ms, memory_ms, step_p if np.ndim(step_p) == 0 else step_p_
+        )
         out["bound"] = labels_where(compute_ms >= memory_ms, "compute", "memory")
     else:
         out["ttft_ms"] = compute_ms

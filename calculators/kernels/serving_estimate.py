@@ -12,16 +12,23 @@ The model, step by step (each line is one line of code below):
   what is left over, over all tp GPUs, is the KV pool.
 - KV bytes per token: 2·layers·kv_heads·head_dim·bytes (MHA/GQA), layers·(kv_lora_rank
   + rope_head_dim)·bytes (MLA), unless given.
+- MLA under plain tensor parallelism: the latent is one vector per layer and token,
+  shared by all heads, so it is not split over TP ranks: every rank of a stage holds the
+  whole latent of every sequence (kv_copies = tp), the pool holds 1/tp as many tokens as
+  its bytes suggest and each rank reads the whole latent every step. dp_attention is the
+  remedy: each rank holds its own sequences' cache (kv_copies = 1).
 - max_concurrency: requests whose whole sequence (prompt + output) fits in the pool.
 - Decode step (ITL): every step reads all resident weights (at serving batch sizes an MoE
   step touches nearly every expert; at batch 1 this overstates MoE reads) and each
   request's KV at the mean decode context prompt + output/2, over tp GPUs' bandwidth;
   it computes 2·active params plus the attention 4·layers·context·heads·head_dim FLOPs
-  per request. The slower of the two is the step, plus the tensor-parallel all-reduces
+  per request. The two compose as measured kernels do, (memory^p + compute^p)^(1/p)
+  with p = step_p (4, fitted on the calibration set: the slower of the two far from the
+  crossover, 1.189 times either at it), plus the tensor-parallel all-reduces
   (two per layer, a latency each plus the activations over the link) when a link figure
   is given.
 - Prefill (TTFT without queueing): 2·active·N + causal attention 2·layers·N²·heads·
-  head_dim FLOPs for one prompt, or the one weight read if that is slower.
+  head_dim FLOPs for one prompt, composed with its one weight read the same way.
 - pp: a replica is tp × pp GPUs; weights and the KV pool spread over all of them; the
   concurrency runs as pp micro-batches, so a step re-reads each GPU's weights once per
   micro-batch but its KV once per round (KV term / pp), and compute spreads over tp·pp.
@@ -57,7 +64,14 @@ from numpy.typing import ArrayLike
 
 from ._common import f64, labels_where, safe_div, shaped
 from .collective_time import collective_time
-from .efficiency import DECODE_COMPUTE, PREFILL_COMPUTE, PROTOCOL_EFFICIENCY, by_precision
+from .efficiency import (
+    DECODE_COMPUTE,
+    PREFILL_COMPUTE,
+    PROTOCOL_EFFICIENCY,
+    STEP_P,
+    by_precision,
+    compose_step,
+)
 
 PRECISION_BYTES = {
     "fp32": 4.0,
@@ -159,6 +173,7 @@ def serving_estimate(
     hidden: ArrayLike | None = None,
     attention_precision: ArrayLike = "bf16",
     pool: ArrayLike = "both",
+    step_p: ArrayLike = STEP_P,
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
@@ -230,7 +245,12 @@ def serving_estimate(
         if kv_bytes_per_token is None
         else f64(kv_bytes_per_token)
     )
-    kv_capacity_tokens = np.floor(safe_div(kv_pool_gb * 1e9, kv_bpt))
+    # MLA's latent is not sharded by heads: under plain TP each rank keeps a whole copy.
+    if kv_lora_rank is None:
+        kv_copies = np.asarray(1.0)
+    else:
+        kv_copies = np.where(dp_attn, 1.0, tp_) if moe_layout else tp_
+    kv_capacity_tokens = np.floor(safe_div(kv_pool_gb * 1e9, kv_bpt * kv_copies))
     seq_tokens = n_in + n_out
     max_concurrency = np.floor(kv_capacity_tokens / seq_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
@@ -246,7 +266,7 @@ def serving_estimate(
     # grid-sized temporaries are updated in place: each fresh grid array costs more (page
     # faults) than the arithmetic on it, so this keeps the grid benchmark at its old speed.
     to_ms_mem = 1e3 / (tp_ * bw * 1e12 * be)
-    memory_ms = conc * (context * (kv_bpt / pp_ * to_ms_mem))
+    memory_ms = conc * (context * (kv_bpt * kv_copies / pp_ * to_ms_mem))
     memory_ms = _plus(memory_ms, weights_read_gb * 1e9 * to_ms_mem)
     to_ms_flop = 1e3 / (gpus * peak * 1e12 * ce)
     # Attention FLOPs per token, layer and position of context: MHA/GQA 4·heads·head_dim
@@ -280,9 +300,9 @@ def serving_estimate(
         if np.any(dp_attn):  # attention data parallel: no attention all-reduces
             decode_comm_ms = np.where(dp_attn, 0.0, decode_comm_ms)
             prefill_comm_ms = np.where(dp_attn, 0.0, prefill_comm_ms)
-    itl_ms = np.maximum(memory_ms, compute_ms)
+    itl_ms = compose_step(memory_ms, compute_ms, step_p)
     if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
-        itl_ms = itl_ms + decode_comm_ms
+        itl_ms = _plus(itl_ms, decode_comm_ms)  # in place: the composition's array is fresh
     # Expert parallelism: each MoE layer dispatches every token's hidden state (BF16) to
     # its k experts and combines the results back, two all-to-alls over the ep GPUs per
     # layer (every layer counted as MoE), each GPU sending the tokens of its 1/tp share
@@ -301,16 +321,17 @@ def serving_estimate(
         moot = (allreduce_latency_us, ep, experts, experts_per_token, hidden)
         a2a_ms = np.zeros(np.broadcast_shapes(*(np.shape(x) for x in moot if x is not None)))
 
-    # Prefill of one prompt (causal attention), or its one weight read if that is slower.
+    # Prefill of one prompt (causal attention), composed with its one weight read.
     # Cached prompt tokens (cache_hit_rate h) skip the linear layers; the new (1-h)·N
     # tokens still attend to the whole prefix: causal pairs N²/2 − (hN)²/2.
     new_tokens = n_in * (1.0 - hit)
     prefill_flops = (
         2.0 * active * 1e9 * new_tokens + 2.0 * layers_ * n_in**2 * (1.0 - hit**2) * nh * hd
     )
-    prefill_ms = np.maximum(
+    prefill_ms = compose_step(
         prefill_flops / (tp_ * peak * 1e12 * ce_prefill) * 1e3,
         weights_read_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
+        step_p,
     )
     if prefill_comm_ms is not None:
         prefill_ms = prefill_ms + prefill_comm_ms
@@ -339,6 +360,7 @@ def serving_estimate(
         "weights_gb_per_gpu": weights_gb_per_gpu,
         "kv_bytes_per_token": kv_bpt,
         "kv_pool_gb": kv_pool_gb,
+        "kv_copies": kv_copies,
         "kv_capacity_tokens": kv_capacity_tokens.astype(np.int64),
         "max_concurrency": max_concurrency.astype(np.int64),
         "fits": fits,

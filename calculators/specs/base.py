@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calculators.formatting import number, with_unit
+from calculators.kernels.efficiency import STEP_P
 from calculators.model_catalog import MODELS
 from calculators.presets import DEFAULT_PRECISION, PRECISIONS
 
@@ -186,6 +187,20 @@ class CalculatorSpec:
 
 
 # Inputs several calculators share, so labels, units and ranges agree everywhere.
+def step_p() -> Input:
+    return Input(
+        "step_p",
+        "Step composition exponent p",
+        "",
+        default=STEP_P,
+        min=1,
+        max=1000,
+        help="A step with both a memory and a compute time takes (memory^p + compute^p)^(1/p): "
+        "4 is fitted on published measurements (1.19x the larger at the crossover); 1 adds "
+        "the two, a large p is the bare max.",
+    )
+
+
 def peak_tflops(required: bool = True) -> Input:
     return Input(
         "peak_tflops",

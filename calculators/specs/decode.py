@@ -30,6 +30,7 @@ from .base import (
     params_b,
     peak_tflops,
     precision,
+    step_p,
 )
 
 # ---------------------------------------------------------------- decode_bound
@@ -119,7 +120,10 @@ def _decode_steps(p: Point) -> list[str]:
             f"{p.n('compute_efficiency')}) = {p.f('compute_ms_per_step')}"
         )
         lines.append(
-            f"ms_per_token = max(memory, compute) = {p.f('ms_per_token')} ({p.v('bound')}-bound)"
+            f"ms_per_token = (memory^p + compute^p)^(1/p), p = {p.n('step_p')} (the larger "
+            f"far from the crossover) = ({p.n('memory_ms_per_step')}^{p.n('step_p')} + "
+            f"{p.n('compute_ms_per_step')}^{p.n('step_p')})^(1/{p.n('step_p')}) = "
+            f"{p.f('ms_per_token')} ({p.v('bound')}-bound)"
         )
     else:
         lines.append(
@@ -429,6 +433,7 @@ DECODE_BOUND = CalculatorSpec(
             help="Share of spec bandwidth achieved; measured decode is often ~0.7.",
         ),
         fraction("compute_efficiency", "Compute efficiency", 1.0),
+        step_p(),
     ),
     outputs=(
         Output("weight_gb", "Weights read per step", "GB"),

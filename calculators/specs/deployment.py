@@ -31,6 +31,7 @@ from .base import (
     params_b,
     peak_tflops,
     precision,
+    step_p,
 )
 
 MEMORY_FILL = {"device_memory_gb": PresetFill("usable_gb")}
@@ -157,7 +158,8 @@ def _prefill_steps(p: Point) -> list[str]:
             f"memory_ms = params × bytes_per_param / (bandwidth × bandwidth_efficiency) = "
             f"{p.n('params_b')} × 10⁹ × {p.f('bytes_per_param')} / ({p.f('bandwidth_tbs')} × "
             f"{p.n('bandwidth_efficiency')}) = {p.f('memory_ms')}",
-            f"ttft_ms = max(compute, memory) = {p.f('ttft_ms')} ({p.v('bound')}-bound)",
+            f"ttft_ms = (compute^p + memory^p)^(1/p), p = {p.n('step_p')} (the larger far "
+            f"from the crossover) = {p.f('ttft_ms')} ({p.v('bound')}-bound)",
         ]
     else:
         lines.append(f"ttft_ms = compute_ms = {p.f('ttft_ms')} (no bandwidth given)")
@@ -286,6 +288,7 @@ PREFILL = CalculatorSpec(
             help="Share of bandwidth_tbs the weight read achieves; set it beside "
             "compute_efficiency so both ceilings are derated alike.",
         ),
+        step_p(),
     ),
     outputs=(
         Output("linear_params_b", "Parameters in matmuls", "billion"),
@@ -339,10 +342,18 @@ def _serving_steps(p: Point) -> list[str]:
         f"({p.f('device_memory_gb')} × {p.n('gpu_memory_utilization')} − "
         f"{p.f('weights_gb_per_gpu')}) × {gpus} = "
         f"{p.f('kv_pool_gb')}",
-        f"kv_capacity_tokens = KV pool / kv_bytes_per_token = {p.n('kv_capacity_tokens')}",
+        (
+            f"kv_capacity_tokens = KV pool / (kv_bytes_per_token × copies) = "
+            f"{p.n('kv_capacity_tokens')}, copies = {p.n('kv_copies')} (MLA under plain TP: "
+            "the latent is not split over TP ranks, each holds the whole cache; attention "
+            "data parallel gives each rank its own sequences)"
+            if p.has("kv_copies") and p.v("kv_copies") != 1
+            else f"kv_capacity_tokens = KV pool / kv_bytes_per_token = {p.n('kv_capacity_tokens')}"
+        ),
         f"max_concurrency = ⌊capacity / (prompt + output)⌋ = ⌊{p.n('kv_capacity_tokens')} / "
         f"({p.n('prompt_tokens')} + {p.n('output_tokens')})⌋ = {p.n('max_concurrency')}",
-        f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes) / "
+        f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes × "
+        f"copies) / "
         f"(tp × bandwidth × efficiency) = {p.f('memory_ms')}",
         "decode compute time = concurrency × (2 × active params + layers × context × "
         + (
@@ -353,14 +364,16 @@ def _serving_steps(p: Point) -> list[str]:
         )
         + f") / (tp × pp × peak × {p.n('decode_compute_efficiency')}) = "
         f"{p.f('compute_ms')}",
-        f"itl_ms = max of the two + TP all-reduces ({p.f('tp_comm_ms')}) + EP all-to-alls "
+        f"itl_ms = (memory^p + compute^p)^(1/p) with p = {p.n('step_p')} (the larger far from "
+        f"the crossover, 2^(1/p) times either at it) + TP all-reduces ({p.f('tp_comm_ms')}) + EP all-to-alls "
         f"(2 × layers × all_to_all of concurrency / (tp × pp) × top-k × hidden × 2 B over ep "
         f"GPUs, {p.f('a2a_ms')}) = "
         f"{p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
         f"tokens_per_s_per_user = 1000 / itl = {p.f('tokens_per_s_per_user')}",
         f"prefill FLOPs = 2 × active × N(1 − h) + 2 × layers × N²(1 − h²) × heads × head_dim "
-        f"(cache hit rate h = {p.n('cache_hit_rate')}); prefill_ms = max(FLOPs / (tp × peak "
-        f"× {p.n('prefill_compute_efficiency')}), weight read) = {p.f('prefill_ms')}",
+        f"(cache hit rate h = {p.n('cache_hit_rate')}); prefill_ms = (compute^p + weight read^p)^(1/p) "
+        f"with compute = FLOPs / (tp × peak × {p.n('prefill_compute_efficiency')}), p = "
+        f"{p.n('step_p')} = {p.f('prefill_ms')}",
         f"request_s = concurrency × prefill + output × itl = {p.n('concurrency')} × "
         f"{p.f('prefill_ms')} + {p.n('output_tokens')} × {p.f('itl_ms')} = {p.f('request_s')}",
         f"tokens_per_s_total = concurrency × output / request_s = {p.n('concurrency')} × "
@@ -661,11 +674,13 @@ SERVING_ESTIMATE = CalculatorSpec(
             min=0,
             max=1e6,
         ),
+        step_p(),
     ),
     outputs=(
         Output("weights_gb_per_gpu", "Weights per GPU", "GB"),
         Output("kv_bytes_per_token", "KV bytes per token", "bytes"),
         Output("kv_pool_gb", "KV pool (replica)", "GB"),
+        Output("kv_copies", "Copies of each token's KV (MLA under TP)", ""),
         Output("kv_capacity_tokens", "KV capacity", "tokens"),
         Output("max_concurrency", "Most requests at once", kind="integer"),
         Output("fits", "Fits", kind="boolean"),

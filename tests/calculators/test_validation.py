@@ -33,6 +33,7 @@ def test_clean_inputs_fill_defaults_and_presets_and_canonical_types():
         "precision": "bf16",
         "bandwidth_efficiency": 1.0,
         "compute_efficiency": 1.0,
+        "step_p": 4.0,
     }
     assert isinstance(clean["batch_size"], int)
 
