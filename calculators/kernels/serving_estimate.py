@@ -9,7 +9,9 @@ times in ms (request_s in s); throughputs in tokens/s; cost in USD per 10^6 outp
 
 The model, step by step (each line is one line of code below):
 - Memory per GPU: weights params·bytes / tp; the engine may use memory × utilisation;
-  what is left over, over all tp GPUs, is the KV pool.
+  what is left over, over all tp GPUs, is the KV pool. With vocab and hidden the
+  embedding table and (unless tied) the lm_head, vocab·hidden each, stay BF16 (2 bytes)
+  whatever the weight precision, as ``weight_memory`` counts them.
 - KV bytes per token: 2·layers·kv_heads·head_dim·bytes (MHA/GQA), layers·(kv_lora_rank
   + rope_head_dim)·bytes (MLA), unless given.
 - MLA under plain tensor parallelism: the latent is one vector per layer and token,
@@ -174,6 +176,8 @@ def serving_estimate(
     attention_precision: ArrayLike = "bf16",
     pool: ArrayLike = "both",
     step_p: ArrayLike = STEP_P,
+    vocab: ArrayLike | None = None,
+    tied_embeddings: ArrayLike = False,
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
@@ -207,8 +211,17 @@ def serving_estimate(
     wb = precision_bytes(weight_precision)
     kb = precision_bytes(kv_precision)
 
-    # Memory: weights sharded over tp GPUs, the rest of the usable memory holds KV.
-    weights_gb = p * wb
+    # Memory: weights sharded over tp GPUs, the rest of the usable memory holds KV. The
+    # embedding and lm_head (vocab × hidden each, one when tied) stay BF16 as quantisers
+    # leave them, the rule weight_memory applies: (params − table)·bytes + table·2.
+    if vocab is None or hidden is None:
+        embedding_gb = np.asarray(0.0)
+        weights_gb = p * wb
+    else:
+        copies = np.where(np.asarray(tied_embeddings, dtype=bool), 1.0, 2.0)
+        table_b = f64(vocab) * f64(hidden) / 1e9 * copies
+        embedding_gb = table_b * 2.0
+        weights_gb = (p - table_b) * wb + embedding_gb
     ep_, dp_attn = f64(ep), np.asarray(dp_attention, dtype=bool)
     moe_layout = bool(np.any(ep_ > 1) or np.any(dp_attn))
     if moe_layout:
@@ -358,6 +371,7 @@ def serving_estimate(
     decode_tps_gpu = (conc * (1e3 / gpus)) / itl_ms
     out = {
         "weights_gb_per_gpu": weights_gb_per_gpu,
+        "embedding_gb": embedding_gb,
         "kv_bytes_per_token": kv_bpt,
         "kv_pool_gb": kv_pool_gb,
         "kv_copies": kv_copies,

@@ -204,7 +204,7 @@ def step_p() -> Input:
 def peak_tflops(required: bool = True) -> Input:
     return Input(
         "peak_tflops",
-        "Peak dense tensor throughput",
+        "Peak compute throughput",
         "TFLOP/s",
         min=0,
         min_exclusive=True,

@@ -45,10 +45,10 @@ def _tokens(name: str, label: str, *, default: int | None = None) -> Input:
     return Input(name, label, "tokens", default=default, min=1, max=1e8, kind=INTEGER)
 
 
-def _device_memory() -> Input:
+def _device_memory(label: str = "Device memory per GPU") -> Input:
     return Input(
         "device_memory_gb",
-        "Device memory per GPU",
+        label,
         "GB",
         min=0,
         min_exclusive=True,
@@ -261,7 +261,7 @@ PREFILL = CalculatorSpec(
         Input("mask", "Attention mask", kind=CHOICE, choices=MASKS, default="causal"),
         Input(
             "embedding_params_b",
-            "Embedding table (left out of the FLOPs)",
+            "Parameters not applied per token (embedding table and the like)",
             "billion",
             min=0,
             max=1e5,
@@ -336,6 +336,12 @@ def _serving_steps(p: Point) -> list[str]:
             f"{p.n('params_b')} × 10⁹ × {number(_bytes(p.v('weight_precision')))} B / {gpus} = "
             f"{p.f('weights_gb_per_gpu')}",
         ]
+    if p.has("embedding_gb") and p.v("embedding_gb"):
+        lines.append(
+            f"of which embedding and lm_head ({'tied, ' if p.v('tied_embeddings') else ''}"
+            f"vocab × hidden = {p.n('vocab')} × {p.n('hidden')} each) stay BF16, 2 B per "
+            f"parameter, as weight_memory counts them: {p.f('embedding_gb')} for the replica"
+        )
     lines += _kv_steps(p)
     lines += [
         f"KV pool = (memory × utilisation − weights per GPU) × tp × pp = "
@@ -566,7 +572,7 @@ SERVING_ESTIMATE = CalculatorSpec(
         Input(
             "kv_precision", "KV cache precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
         ),
-        _device_memory(),
+        _device_memory("Usable memory per GPU"),
         Input("bandwidth_tbs", "Memory bandwidth", "TB/s", min=0, min_exclusive=True, max=1000),
         peak_tflops(),
         precision(),
@@ -599,8 +605,21 @@ SERVING_ESTIMATE = CalculatorSpec(
             max=1e6,
             kind=INTEGER,
             required=False,
-            help="Sizes the all-to-all of each token's hidden state when ep > 1.",
+            help="Sizes the all-to-all of each token's hidden state when ep > 1, and with "
+            "vocab the embedding table and lm_head, kept in BF16 as weight_memory does.",
         ),
+        Input(
+            "vocab",
+            "Vocabulary",
+            "tokens",
+            min=1,
+            max=1e8,
+            kind=INTEGER,
+            required=False,
+            help="With hidden: the embedding and lm_head stay BF16 (2 bytes) under a "
+            "narrower weight precision, as in weight_memory.",
+        ),
+        Input("tied_embeddings", "lm_head tied to the embedding", kind=BOOLEAN, default=False),
         Input(
             "pool",
             "Pool (disaggregated serving)",
@@ -678,6 +697,7 @@ SERVING_ESTIMATE = CalculatorSpec(
     ),
     outputs=(
         Output("weights_gb_per_gpu", "Weights per GPU", "GB"),
+        Output("embedding_gb", "Embedding and lm_head (BF16)", "GB"),
         Output("kv_bytes_per_token", "KV bytes per token", "bytes"),
         Output("kv_pool_gb", "KV pool (replica)", "GB"),
         Output("kv_copies", "Copies of each token's KV (MLA under TP)", ""),

@@ -301,9 +301,9 @@ def test_model_fills_the_architecture():
     typing them. For prefill, llama-3.1-8b's embedding table is vocab × hidden =
     128,256 × 4,096 = 525,336,576 parameters, so P = 8.03e9 − 525,336,576 = 7.504663e9."""
     explicit = {**SERVING, "params_b": 70.6, "active_params_b": 70.6, "layers": 80}
-    explicit.update(heads=64, kv_heads=8, head_dim=128)
+    explicit.update(heads=64, kv_heads=8, head_dim=128, vocab=128_256, hidden=8_192)
     by_name = {k: v for k, v in explicit.items() if k not in ("params_b", "active_params_b")}
-    for k in ("layers", "heads", "kv_heads", "head_dim"):
+    for k in ("layers", "heads", "kv_heads", "head_dim", "vocab", "hidden"):
         by_name.pop(k)
     a = run_inline("serving_estimate", explicit)["outputs"]
     b = run_inline("serving_estimate", {**by_name, "model": "llama-3.1-70b"})["outputs"]

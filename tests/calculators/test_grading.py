@@ -247,7 +247,8 @@ def test_the_author_check_flags_a_tolerance_that_accepts_a_mistake():
 
 
 def test_the_author_check_flags_mistakes_that_give_the_same_number():
-    # at TP 2, "per GPU vs total" (x2) and "BF16 for FP8" (x2) give the same number
+    # at TP 2, "per GPU vs total" (x2) and "BF16 for FP8" (x1.94: the embedding and lm_head
+    # stay BF16 either way) give numbers 3% apart, the same within a 5% tolerance
     spec = g.parse_spec(
         {
             "target": {
@@ -265,7 +266,7 @@ def test_the_author_check_flags_mistakes_that_give_the_same_number():
                 },
             },
             "variables": {"model": ["llama-3.1-70b", "qwen2.5-72b"]},
-            "tolerance": 0.02,
+            "tolerance": 0.05,
             "mistakes": ["per-gpu-vs-total", "bf16-for-fp8"],
         }
     )

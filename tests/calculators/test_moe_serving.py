@@ -146,7 +146,11 @@ def test_dense_and_moe_models_in_one_sweep(client) -> None:
     data = json.loads(out.getvalue())
     dense_a2a, moe_a2a = data["a2a_ms"]
     assert dense_a2a == 0 and moe_a2a > 0
-    assert data["weights_gb_per_gpu"][0] == pytest.approx(70.6 / 8)
+    # embedding and lm_head (128,256 × 8,192 each) stay BF16, as weight_memory counts them:
+    # (70.6 − 2.1014) × 1 B + 2.1014 × 2 B = 72.70 GB over 8 GPUs
+    table_b = 2 * 128_256 * 8_192 / 1e9
+    assert data["weights_gb_per_gpu"][0] == pytest.approx((70.6 + table_b) / 8)
+    assert data["embedding_gb"][0] == pytest.approx(2 * table_b)
 
 
 @pytest.mark.django_db
