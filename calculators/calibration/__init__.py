@@ -112,9 +112,10 @@ LEAVES_OUT = {
     "serving_estimate": (
         "Kernel quality of a given engine version (one row misses by 2.2x for it), "
         "speculative decoding, CUDA graphs and sampling, and variable request lengths. "
-        "Expert parallelism and its all-to-alls are modelled but no published MoE row in "
-        "the set checks them yet; every layer is counted as an MoE layer, and the "
-        "all-to-all runs at nccl-tests' bandwidth, not DeepEP's low-latency kernels."
+        "One published MoE row (Mixtral 8x7B, experts sharded by tensor parallelism) checks "
+        "the MoE weight reads; expert parallelism and its all-to-alls are modelled but no "
+        "published row in the set checks them yet; every layer is counted as an MoE layer, "
+        "and the all-to-all runs at nccl-tests' bandwidth, not DeepEP's low-latency kernels."
     ),
     "training_budget": (
         "Failures and restarts, long-context and annealing stages, recomputation, and "
