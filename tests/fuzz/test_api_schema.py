@@ -6,6 +6,12 @@ a response for a reader who may not read it: a canary string sits in the premium
 and the premium concept, another in the sign-in answer, and three in four generated ids are bent
 onto those rows so the fuzzer reads them rather than only 404s.
 
+Positive and negative data with no check excluded: a schema-valid request must be taken
+and an invalid one refused. Three operations may also answer a schema-valid request 422,
+each documenting the cross-field rules that answer covers (see ``CONFIG``). A stateful
+test chains calls along the links schemathesis infers and those ``inferview.api.schema``
+adds, ``SCENARIOS`` scenarios of up to ``STEPS`` calls per role.
+
 Budget: the examples and fuzzing phases, ``EXAMPLES`` cases per operation and role (the
 coverage phase, several hundred deterministic cases per operation, is left to a manual
 run: ``FUZZ_COVERAGE=1``). ``CASES`` counts what ran; the module's last test prints it and
