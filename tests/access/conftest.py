@@ -42,6 +42,11 @@ READS = {
     "staff": {"open", "account", "premium"},
 }
 
+#: Needles share no trigrams with the items' titles ("Gated concept account"): PostgreSQL's
+#: search falls back to trigram similarity of (public) titles for a query that finds
+#: nothing, and "needleconceptaccount" is rightly similar to that title, which is not a leak.
+CODE = {"open": "xo", "account": "xa", "premium": "xp"}
+
 
 def marker(kind: str, access: str, n: int) -> str:
     return f"SECRET{kind.upper()}{access.upper()}{n}X"
@@ -88,10 +93,10 @@ def gated(db) -> GatedContent:
             access=access,
             slug=f"gated-concept-{access}",
             title=f"Gated concept {access}",
-            body=f"{m} The concept body explains the idea in full, needleconcept{access}. {m}",
+            body=f"{m} The concept body explains the idea in full, needlekc{CODE[access]}. {m}",
         )
         c.body_marker = m
-        c.needle = f"needleconcept{access}"
+        c.needle = f"needlekc{CODE[access]}"
         concepts.append(c)
     content.concepts = concepts
     n = 0
@@ -117,13 +122,13 @@ def gated(db) -> GatedContent:
                     number=number,
                     slug=f"gated-{t}-{number}",
                     access=access,
-                    answer=f"{m} The worked answer separates the two effects, needle{access}{n}. {m}",
+                    answer=f"{m} The worked answer separates the two effects, needlekq{CODE[access]}{n}. {m}",
                     summary=f"Summary of gated question {n}.",
                 )
                 q.concepts.set(concepts)
                 q.answer_marker = m
                 q.points_marker = points
-                q.needle = f"needle{access}{n}"
+                q.needle = f"needlekq{CODE[access]}{n}"
                 content.questions.append(q)
     # The course: a part with a lesson at each level, each linking the gated questions and
     # concepts; the body and the check's prompts carry markers, the headings do not.
@@ -137,7 +142,7 @@ def gated(db) -> GatedContent:
             title=f"Gated lesson {access}",
             access=access,
             body=f"## Public heading {access}\n\n{m} The lesson teaches it in order, "
-            f"needlelesson{access}. {m}\n\n## Summary\n\n- One point.",
+            f"needlekl{CODE[access]}. {m}\n\n## Summary\n\n- One point.",
         )
         lesson.check_items[0]["prompt"] = f"{check} Which phase is memory-bound?"
         lesson.check_items[0]["explain"] = f"{check} Decode reads every weight."
@@ -145,6 +150,6 @@ def gated(db) -> GatedContent:
         lesson.questions.set(content.questions[:3])
         lesson.concepts.set(concepts)
         lesson.body_marker, lesson.check_marker = m, check
-        lesson.needle = f"needlelesson{access}"
+        lesson.needle = f"needlekl{CODE[access]}"
         content.lessons.append(lesson)
     return content

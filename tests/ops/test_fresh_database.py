@@ -48,7 +48,9 @@ def test_migrate_import_runserver_serves_every_sitemap_page(tmp_path):
         )
         manage(env, "migrate", "--noinput", "-v", "0")
         imported = manage(env, "import_content").stdout
-        assert re.search(r"created: \d+ concepts, \d+ guides, \d+ questions", imported), imported
+        assert re.search(
+            r"created: \d+ concepts, \d+ guides, \d+ lessons, \d+ parts, \d+ questions", imported
+        ), imported
         port = free_port()
         server = subprocess.Popen(
             [PYTHON, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
