@@ -343,15 +343,18 @@ GPUS: dict[str, GpuPreset] = {
         GpuPreset(
             "b300",
             "NVIDIA B300 (Blackwell Ultra, HGX)",
-            _peaks(tf32=1125, bf16=2250, fp8=4500, fp6=4500),
+            # FP4: the HGX B300 sheet prints 144 PFLOPS sparse | 105 PFLOPS dense for 8 GPUs
+            # (Blackwell Ultra's dense FP4 is not half its sparse figure): 105 / 8 = 13.125.
+            _peaks(tf32=1125, bf16=2250, fp8=4500, fp6=4500, fp4=13125),
             288,
             8.0,
             None,
             HGX_SHEET + " (HGX B300 column)",
             sparse_headline=True,
             unconfirmed=("peaks",),
-            note="FP4 is Blackwell Ultra's headline but its dense per-GPU figure is not "
-            "entered until checked against the sheet; give peak_tflops for FP4.",
+            note="FP4 dense is the sheet's 105 PFLOPS per 8-GPU board (13.1 PFLOP/s a GPU, "
+            "1,100 W), not half the 144 PFLOPS sparse headline; the figures were read from "
+            "copies of the sheet, not NVIDIA's page itself.",
         ),
         GpuPreset(
             "gb200",
@@ -367,15 +370,18 @@ GPUS: dict[str, GpuPreset] = {
         GpuPreset(
             "gb300",
             "NVIDIA GB300 (per Blackwell Ultra GPU)",
-            _peaks(tf32=1250, bf16=2500, fp8=5000, fp6=5000),
+            # FP4: the GB300 NVL72 sheet prints 1,440 PFLOPS sparse | 1,080 PFLOPS dense for
+            # 72 GPUs: 1,080 / 72 = 15,000 TFLOP/s dense a GPU (1,400 W).
+            _peaks(tf32=1250, bf16=2500, fp8=5000, fp6=5000, fp4=15000),
             288,
             8.0,
             None,
             GB300_SHEET,
             sparse_headline=True,
             unconfirmed=("peaks",),
-            note="Per GPU of the NVL72 rack. FP4 left out until its dense figure is checked "
-            "against the sheet; give peak_tflops for FP4.",
+            note="Per GPU of the NVL72 rack (72 GPUs in one NVLink domain, a ConnectX-8 "
+            "800 Gb/s NIC each). FP4 dense is the sheet's 1,080 PFLOPS / 72, not half the "
+            "1,440 sparse; read from copies of the sheet, not NVIDIA's page itself.",
         ),
         GpuPreset(
             "mi300x",

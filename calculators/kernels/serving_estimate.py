@@ -86,6 +86,30 @@ PRECISION_BYTES = {
     "int4": 0.5,
 }
 PRECISIONS = tuple(PRECISION_BYTES)
+# kv_precision "auto": the KV cache follows the checkpoint's precision down to FP8, as
+# serving stacks ship it: vLLM's kv_cache_dtype="auto" takes the checkpoint's KV dtype, and
+# NVIDIA's FP8 and NVFP4 checkpoints (TensorRT Model Optimizer) quantise the KV cache to
+# FP8 (kv_cache_quant_algo FP8); no mainstream engine stores an FP4/FP6 KV cache by
+# default. Weight-only integer quantisation (INT8/INT4, AWQ/GPTQ) keeps the activations'
+# BF16 cache; BF16/FP16/FP32 checkpoints keep their own. MLA models (DeepSeek) follow the
+# attention precision instead: their FP8 checkpoints carry no KV quantisation and FlashMLA
+# keeps a BF16 latent cache.
+KV_AUTO = {
+    "fp32": "fp32",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "fp8",
+    "int8": "bf16",
+    "fp6": "fp8",
+    "fp4": "fp8",
+    "int4": "bf16",
+}
+KV_PRECISIONS = ("auto", *PRECISIONS)
+OVERLAPS = ("none", "two_batch")
+A2A_BACKENDS = ("deepep_ll", "nccl")
+# DeepEP's low-latency dispatch sends FP8 activations with one FP32 scale per 128
+# channels (1 + 4/128 bytes per element); combine returns BF16 (2 bytes).
+DISPATCH_FP8_BYTES = 1.0 + 4.0 / 128.0
 FIT_NOTES = ("fits", "KV cache too small for this concurrency", "weights do not fit")
 
 
@@ -139,6 +163,20 @@ def precision_bytes(names: ArrayLike) -> np.ndarray:
     return out
 
 
+def kv_precision_of(kv_precision: ArrayLike, weight_precision: ArrayLike) -> ArrayLike:
+    """The KV cache precision a run uses: the given one, or for "auto" the weight
+    precision's entry in KV_AUTO."""
+    if isinstance(kv_precision, str) and isinstance(weight_precision, str):
+        return KV_AUTO.get(weight_precision, "bf16") if kv_precision == "auto" else kv_precision
+    kv = np.asarray(kv_precision, dtype=object)
+    wp = np.broadcast_to(
+        np.asarray(weight_precision, dtype=object),
+        np.broadcast_shapes(kv.shape, np.shape(weight_precision)),
+    )
+    auto = np.vectorize(lambda w: KV_AUTO.get(str(w), "bf16"), otypes=[object])(wp)
+    return np.where(kv == "auto", auto, kv).astype(str)
+
+
 def serving_estimate(
     *,
     params_b: ArrayLike,
@@ -154,7 +192,7 @@ def serving_estimate(
     concurrency: ArrayLike,
     active_params_b: ArrayLike | None = None,
     weight_precision: ArrayLike = "bf16",
-    kv_precision: ArrayLike = "bf16",
+    kv_precision: ArrayLike = "auto",
     tp: ArrayLike = 1,
     pp: ArrayLike = 1,
     cache_hit_rate: ArrayLike = 0.0,
@@ -178,6 +216,11 @@ def serving_estimate(
     step_p: ArrayLike = STEP_P,
     vocab: ArrayLike | None = None,
     tied_embeddings: ArrayLike = False,
+    overlap: ArrayLike = "two_batch",
+    a2a_backend: ArrayLike = "deepep_ll",
+    gpus_per_node: ArrayLike = 8,
+    nic_gbps: ArrayLike = 400.0,
+    a2a_latency_us: ArrayLike = 5.0,
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
@@ -209,7 +252,12 @@ def serving_estimate(
         ce_prefill = f64(prefill_efficiency)
     active = p if active_params_b is None else f64(active_params_b)
     wb = precision_bytes(weight_precision)
-    kb = precision_bytes(kv_precision)
+    # MLA models cache the latent at the attention precision (FlashMLA's BF16 cache):
+    # DeepSeek's FP8 checkpoints carry no KV quantisation, so "auto" follows that instead.
+    kv_used = kv_precision_of(
+        kv_precision, weight_precision if kv_lora_rank is None else attention_precision
+    )
+    kb = precision_bytes(kv_used)
 
     # Memory: weights sharded over tp GPUs, the rest of the usable memory holds KV. The
     # embedding and lm_head (vocab × hidden each, one when tied) stay BF16 as quantisers
@@ -264,15 +312,18 @@ def serving_estimate(
     else:
         kv_copies = np.where(dp_attn, 1.0, tp_) if moe_layout else tp_
     kv_capacity_tokens = np.floor(safe_div(kv_pool_gb * 1e9, kv_bpt * kv_copies))
-    seq_tokens = n_in + n_out
-    max_concurrency = np.floor(kv_capacity_tokens / seq_tokens)
+    # Paged KV (vLLM's PagedAttention, SOSP 2023): blocks are taken as a sequence grows,
+    # so over its life a request holds prompt + output/2 tokens on average, not its whole
+    # prompt + output reserved up front; the pool admits capacity / that many requests.
+    resident_tokens = n_in + n_out / 2.0
+    max_concurrency = np.floor(kv_capacity_tokens / resident_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
     kv_fits = conc <= max_concurrency  # one comparison serves fits and the note
     all_weights_fit = bool(np.all(weights_fit))
     fits = kv_fits if all_weights_fit else weights_fit & kv_fits
 
     # Decode: one step reads the weights and every request's KV, and computes per request.
-    context = n_in + n_out / 2.0
+    context = resident_tokens
     # With pp stages the concurrency runs as pp micro-batches: a token waits a round of pp
     # slots, each GPU re-reads its weights once a slot but its KV once a round.
     # Scalars are folded into the per-prompt vectors before the one outer product, and
@@ -313,26 +364,74 @@ def serving_estimate(
         if np.any(dp_attn):  # attention data parallel: no attention all-reduces
             decode_comm_ms = np.where(dp_attn, 0.0, decode_comm_ms)
             prefill_comm_ms = np.where(dp_attn, 0.0, prefill_comm_ms)
-    itl_ms = compose_step(memory_ms, compute_ms, step_p)
-    if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
-        itl_ms = _plus(itl_ms, decode_comm_ms)  # in place: the composition's array is fresh
-    # Expert parallelism: each MoE layer dispatches every token's hidden state (BF16) to
-    # its k experts and combines the results back, two all-to-alls over the ep GPUs per
-    # layer (every layer counted as MoE), each GPU sending the tokens of its 1/tp share
-    # of the micro-batch; timed by collective_time (NVLink at tp_link_gbs when given).
-    if np.any(ep_ > 1):
+    # Expert parallelism: each MoE layer dispatches every token's hidden state to its k
+    # experts and combines the results back (every layer counted as MoE), each GPU sending
+    # the tokens of its 1/tp share of the micro-batch. a2a_backend:
+    # - deepep_ll (DeepEP's low-latency kernels, the decode path of DeepSeek's and
+    #   SGLang's EP deployments): per-token RDMA writes straight to each expert's GPU, so
+    #   the time is one latency plus the GPU's own bytes, tokens × k × hidden × (FP8 with
+    #   scales at dispatch under FP8/FP4 weights, else BF16; BF16 at combine), the share
+    #   bound off the node ((ep − g)/ep) over its NIC and the rest over NVLink, in parallel;
+    #   not a bulk all-to-all's ep − 1 ring steps.
+    # - nccl: collective_time's bulk all-to-all (ep − 1 latency steps), BF16 both ways.
+    ep_on = ep_ > 1
+    if np.any(ep_on):
         if hidden is None or experts_per_token is None:
             raise ValueError("ep > 1 needs hidden and experts_per_token")
-        a2a_mb = conc / (pp_ * tp_) * f64(experts_per_token) * f64(hidden) * 2.0 / 1e6
+        hid, top_k_ = f64(hidden), f64(experts_per_token)
+        g_node = np.minimum(f64(gpus_per_node), ep_)
+        off_node = (ep_ - g_node) / ep_
+        on_node = (g_node - 1.0) / ep_
+        nic_s_per_b = 1.0 / (f64(nic_gbps) / 8.0 * 1e9 * PROTOCOL_EFFICIENCY["ring"])
+        nvl = 450.0 if tp_link_gbs is None else f64(tp_link_gbs)
+        nvl_s_per_b = 1.0 / (nvl * 1e9 * PROTOCOL_EFFICIENCY["ring"])
+        # Seconds per byte a GPU sends: the off-node and on-node parts run in parallel.
+        s_per_b = np.maximum(off_node * nic_s_per_b, on_node * nvl_s_per_b)
+        narrow = precision_bytes(weight_precision) <= 1.0
+        dispatch_b = np.where(narrow, DISPATCH_FP8_BYTES, 2.0) + 2.0  # dispatch + combine
+        lat_s = f64(a2a_latency_us) / 1e6
         a2a_link: dict[str, ArrayLike] = {} if tp_link_gbs is None else {"intra_gbs": tp_link_gbs}
-        a2a = collective_time(op="all_to_all", message_mb=a2a_mb, gpus=ep_, **a2a_link)
-        a2a_ms = 2.0 * layers_ * a2a["time_ms"]
-        if experts is not None:  # a dense model swept beside an MoE one has no all-to-all
-            a2a_ms = np.where(f64(experts) > f64(experts_per_token), a2a_ms, 0.0)
-        itl_ms = itl_ms + a2a_ms
+        is_nccl = np.asarray(a2a_backend, dtype=str) == "nccl"
+        moe_on = ep_on if experts is None else ep_on & (f64(experts) > top_k_)
+
+        def a2a_of(tokens: np.ndarray) -> np.ndarray:
+            """Dispatch plus combine over every layer for `tokens` per GPU, in ms."""
+            ll_ms = layers_ * (2.0 * lat_s + tokens * top_k_ * hid * dispatch_b * s_per_b) * 1e3
+            if np.any(is_nccl):
+                mb = tokens * top_k_ * hid * 2.0 / 1e6
+                bulk = collective_time(op="all_to_all", message_mb=mb, gpus=ep_, **a2a_link)
+                ll_ms = np.where(is_nccl, 2.0 * layers_ * bulk["time_ms"], ll_ms)
+            return np.where(moe_on, ll_ms, 0.0)
+
+        a2a_ms = a2a_of(conc / (pp_ * tp_))
     else:  # zero, in the shapes of the inputs that then have no use (a sweep keeps them)
-        moot = (allreduce_latency_us, ep, experts, experts_per_token, hidden)
+        moot = (
+            allreduce_latency_us,
+            ep,
+            experts,
+            experts_per_token,
+            hidden,
+            gpus_per_node,
+            nic_gbps,
+            a2a_latency_us,
+            overlap,
+            a2a_backend,
+        )
         a2a_ms = np.zeros(np.broadcast_shapes(*(np.shape(x) for x in moot if x is not None)))
+    # overlap = two_batch (DeepSeek's dual micro-batch overlap; SGLang's two-batch overlap,
+    # vLLM's dual-batch overlap): the batch runs as two micro-batches, one computing while
+    # the other's dispatch/combine is in flight, so a step takes max(compute, all-to-all)
+    # rather than their sum; each micro-batch's GEMMs stream the weights, so the weight
+    # read counts twice. Only with ep > 1 (nothing to hide otherwise).
+    tbo = (np.asarray(overlap, dtype=str) == "two_batch") & ep_on
+    if np.any(tbo):
+        memory_ms = _plus(memory_ms, np.where(tbo, weights_read_gb * 1e9 * to_ms_mem, 0.0))
+    step_ms = compose_step(memory_ms, compute_ms, step_p)
+    itl_ms = (
+        np.where(tbo, np.maximum(step_ms, a2a_ms), step_ms + a2a_ms) if np.any(ep_on) else step_ms
+    )
+    if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
+        itl_ms = _plus(itl_ms, decode_comm_ms)  # in place: the composition's array is fresh
 
     # Prefill of one prompt (causal attention), composed with its one weight read.
     # Cached prompt tokens (cache_hit_rate h) skip the linear layers; the new (1-h)·N
@@ -341,16 +440,24 @@ def serving_estimate(
     prefill_flops = (
         2.0 * active * 1e9 * new_tokens + 2.0 * layers_ * n_in**2 * (1.0 - hit**2) * nh * hd
     )
+    # With dp_attention each rank prefills its own prompts (tp of them at once): a prompt's
+    # FLOPs run on one GPU (its experts' share of the other ranks' tokens balances what it
+    # sends out) and the replica prefills tp prompts in parallel; without it the tp GPUs
+    # split one prompt.
+    ranks = np.where(dp_attn, tp_, 1.0)
     prefill_ms = compose_step(
-        prefill_flops / (tp_ * peak * 1e12 * ce_prefill) * 1e3,
+        prefill_flops / (tp_ / ranks * peak * 1e12 * ce_prefill) * 1e3,
         weights_read_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
         step_p,
     )
+    if np.any(ep_on):  # the prompt's own all-to-alls, hidden under two-batch overlap
+        prefill_a2a = a2a_of(new_tokens / (tp_ / ranks))
+        prefill_ms = np.where(tbo, np.maximum(prefill_ms, prefill_a2a), prefill_ms + prefill_a2a)
     if prefill_comm_ms is not None:
         prefill_ms = prefill_ms + prefill_comm_ms
 
     # Steady state: a request lives through its decode and the batch's prefills.
-    prefills_ms = conc * prefill_ms  # the prefill work of one round of requests
+    prefills_ms = conc * prefill_ms / ranks  # one round's prefill work, ranks in parallel
     request_ms = _plus(n_out * itl_ms, prefills_ms)
     tokens_per_s_total = (conc * n_out * 1e3) / request_ms
     # Under load: the mean gap between a user's tokens counts the other requests' prefills
@@ -367,12 +474,13 @@ def serving_estimate(
     # Per pool (disaggregated serving): a prefill GPU's prompt tokens/s (one prompt at a
     # time, compute-bound) and a decode GPU's output tokens/s without prefills in its
     # steps; pd_ratio = prefill GPUs per decode GPU for this prompt:output mix.
-    prefill_tps_gpu = new_tokens / prefill_ms * (1e3 / gpus)
+    prefill_tps_gpu = new_tokens * ranks / prefill_ms * (1e3 / gpus)
     decode_tps_gpu = (conc * (1e3 / gpus)) / itl_ms
     out = {
         "weights_gb_per_gpu": weights_gb_per_gpu,
         "embedding_gb": embedding_gb,
         "kv_bytes_per_token": kv_bpt,
+        "kv_precision_used": np.asarray(kv_used, dtype=object),
         "kv_pool_gb": kv_pool_gb,
         "kv_copies": kv_copies,
         "kv_capacity_tokens": kv_capacity_tokens.astype(np.int64),
@@ -408,7 +516,7 @@ def serving_estimate(
         # done in the other pool). The pools' outputs above stay as they are.
         kind = np.asarray(pool, dtype=str)
         is_p, is_d = kind == "prefill", kind == "decode"
-        prefill_rate = new_tokens * 1e3 / prefill_ms
+        prefill_rate = new_tokens * ranks * 1e3 / prefill_ms
         tokens_per_s_total = np.where(
             is_p, prefill_rate, np.where(is_d, conc * 1e3 / itl_ms, tokens_per_s_total)
         )

@@ -9,7 +9,13 @@ import numpy as np
 from calculators.formatting import number
 from calculators.kernels.prefill import MASKS
 from calculators.kernels.prefill import prefill as prefill_kernel
-from calculators.kernels.serving_estimate import PRECISION_BYTES, PRECISIONS
+from calculators.kernels.serving_estimate import (
+    A2A_BACKENDS,
+    KV_PRECISIONS,
+    OVERLAPS,
+    PRECISION_BYTES,
+    PRECISIONS,
+)
 from calculators.kernels.serving_estimate import serving_estimate as serving_kernel
 
 from .base import (
@@ -99,15 +105,18 @@ def _kv_steps(p: Point) -> list[str]:
     """How kv_bytes_per_token was found, as a worked step."""
     if p.inputs.get("kv_bytes_per_token") is not None:
         return [f"kv_bytes_per_token = {p.f('kv_bytes_per_token')} (given)"]
-    size = number(_bytes(p.v("kv_precision")))
+    kv = p.v("kv_precision_used") if p.has("kv_precision_used") else p.v("kv_precision")
+    size = number(_bytes(kv))
+    if p.v("kv_precision") == "auto":
+        kv = f"{kv}, auto: the KV cache follows the checkpoint down to FP8"
     if p.inputs.get("kv_lora_rank") is not None and p.inputs.get("rope_head_dim") is not None:
         return [
             f"kv_bytes_per_token (MLA) = layers × (kv_lora_rank + rope_head_dim) × "
-            f"bytes({p.v('kv_precision')}) = {p.n('layers')} × ({p.n('kv_lora_rank')} + "
+            f"bytes({kv}) = {p.n('layers')} × ({p.n('kv_lora_rank')} + "
             f"{p.n('rope_head_dim')}) × {size} = {p.f('kv_bytes_per_token')}"
         ]
     return [
-        f"kv_bytes_per_token = 2 × layers × kv_heads × head_dim × bytes({p.v('kv_precision')})"
+        f"kv_bytes_per_token = 2 × layers × kv_heads × head_dim × bytes({kv})"
         f" = 2 × {p.n('layers')} × {p.n('kv_heads')} × {p.n('head_dim')} × {size} = "
         f"{p.f('kv_bytes_per_token')}"
     ]
@@ -356,8 +365,10 @@ def _serving_steps(p: Point) -> list[str]:
             if p.has("kv_copies") and p.v("kv_copies") != 1
             else f"kv_capacity_tokens = KV pool / kv_bytes_per_token = {p.n('kv_capacity_tokens')}"
         ),
-        f"max_concurrency = ⌊capacity / (prompt + output)⌋ = ⌊{p.n('kv_capacity_tokens')} / "
-        f"({p.n('prompt_tokens')} + {p.n('output_tokens')})⌋ = {p.n('max_concurrency')}",
+        f"max_concurrency = ⌊capacity / (prompt + output/2)⌋ (paged KV, vLLM's "
+        "PagedAttention: a request holds its prompt plus on average half its output over its "
+        f"life, not the whole sequence reserved) = ⌊{p.n('kv_capacity_tokens')} / "
+        f"({p.n('prompt_tokens')} + {p.n('output_tokens')}/2)⌋ = {p.n('max_concurrency')}",
         f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes × "
         f"copies) / "
         f"(tp × bandwidth × efficiency) = {p.f('memory_ms')}",
@@ -370,18 +381,37 @@ def _serving_steps(p: Point) -> list[str]:
         )
         + f") / (tp × pp × peak × {p.n('decode_compute_efficiency')}) = "
         f"{p.f('compute_ms')}",
-        f"itl_ms = (memory^p + compute^p)^(1/p) with p = {p.n('step_p')} (the larger far from "
-        f"the crossover, 2^(1/p) times either at it) + TP all-reduces ({p.f('tp_comm_ms')}) + EP all-to-alls "
-        f"(2 × layers × all_to_all of concurrency / (tp × pp) × top-k × hidden × 2 B over ep "
-        f"GPUs, {p.f('a2a_ms')}) = "
-        f"{p.f('itl_ms')} ({p.v('decode_bound')}-bound); "
+        _itl_step(p),
         f"tokens_per_s_per_user = 1000 / itl = {p.f('tokens_per_s_per_user')}",
         f"prefill FLOPs = 2 × active × N(1 − h) + 2 × layers × N²(1 − h²) × heads × head_dim "
         f"(cache hit rate h = {p.n('cache_hit_rate')}); prefill_ms = (compute^p + weight read^p)^(1/p) "
-        f"with compute = FLOPs / (tp × peak × {p.n('prefill_compute_efficiency')}), p = "
-        f"{p.n('step_p')} = {p.f('prefill_ms')}",
-        f"request_s = concurrency × prefill + output × itl = {p.n('concurrency')} × "
-        f"{p.f('prefill_ms')} + {p.n('output_tokens')} × {p.f('itl_ms')} = {p.f('request_s')}",
+        + (
+            "with compute = FLOPs / (1 GPU × peak"
+            if _dp(p)
+            else "with compute = FLOPs / (tp × peak"
+        )
+        + f" × {p.n('prefill_compute_efficiency')}), p = {p.n('step_p')}"
+        + (
+            ", plus the prompt's own EP all-to-alls"
+            + (" (overlapped: the larger of the two)" if _tbo(p) else "")
+            if _ep(p)
+            else ""
+        )
+        + f" = {p.f('prefill_ms')}"
+        + (
+            f" (attention data parallel: each of the {p.n('tp')} ranks prefills its own "
+            "prompts, so one prompt runs on one GPU and the replica prefills tp at once)"
+            if _dp(p)
+            else ""
+        ),
+        (
+            f"request_s = concurrency × prefill / tp (ranks prefill in parallel) + output × itl "
+            f"= {p.n('concurrency')} × {p.f('prefill_ms')} / {p.n('tp')} + "
+            if _dp(p)
+            else f"request_s = concurrency × prefill + output × itl = {p.n('concurrency')} × "
+            f"{p.f('prefill_ms')} + "
+        )
+        + f"{p.n('output_tokens')} × {p.f('itl_ms')} = {p.f('request_s')}",
         f"tokens_per_s_total = concurrency × output / request_s = {p.n('concurrency')} × "
         f"{p.n('output_tokens')} / {p.f('request_s')} = {p.f('tokens_per_s_total')}",
         f"under load: ITL = request time / output = {p.f('itl_loaded_ms')} (other requests' "
@@ -407,6 +437,49 @@ def _serving_steps(p: Point) -> list[str]:
     return lines
 
 
+def _ep(p: Point) -> bool:
+    return bool(p.has("ep") and p.v("ep") > 1)
+
+
+def _dp(p: Point) -> bool:
+    return bool(p.has("dp_attention") and p.v("dp_attention"))
+
+
+def _tbo(p: Point) -> bool:
+    return _ep(p) and p.has("overlap") and p.v("overlap") == "two_batch"
+
+
+def _itl_step(p: Point) -> str:
+    """The decode step's line: composition, all-reduces and (with ep > 1) all-to-alls."""
+    step = (
+        f"(memory^p + compute^p)^(1/p) with p = {p.n('step_p')} (the larger far from the "
+        "crossover, 2^(1/p) times either at it)"
+    )
+    tp_part = f"TP all-reduces ({p.f('tp_comm_ms')})"
+    if not _ep(p):
+        return f"itl_ms = {step} + {tp_part} = {p.f('itl_ms')} ({p.v('decode_bound')}-bound)"
+    if p.v("a2a_backend") == "nccl":
+        a2a = (
+            "EP all-to-alls (NCCL bulk: 2 × layers × all_to_all of concurrency / (tp × pp) × "
+            f"top-k × hidden × 2 B over ep GPUs) = {p.f('a2a_ms')}"
+        )
+    else:
+        a2a = (
+            "EP all-to-alls (DeepEP low-latency: per layer a dispatch and a combine, each one "
+            "latency plus this GPU's tokens × top-k × hidden × bytes (FP8 with scales out under "
+            "FP8/FP4 weights, BF16 back), the off-node share over its NIC and the rest over "
+            f"NVLink in parallel) = {p.f('a2a_ms')}"
+        )
+    if _tbo(p):
+        return (
+            f"{a2a}; two-batch overlap (DeepSeek's dual micro-batch, SGLang's TBO): each "
+            "micro-batch's GEMMs read the weights (counted twice in memory), and itl_ms = "
+            f"max({step}, all-to-alls) + {tp_part} = {p.f('itl_ms')} "
+            f"({p.v('decode_bound')}-bound)"
+        )
+    return f"{a2a}; itl_ms = {step} + all-to-alls + {tp_part} = {p.f('itl_ms')}"
+
+
 def _bytes(name: str) -> float:
     return PRECISION_BYTES[name]
 
@@ -422,14 +495,16 @@ def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
     elif note == "fits":
         est = [
             f"It fits: {p.n('concurrency')} requests of {p.n('prompt_tokens')} + "
-            f"{p.n('output_tokens')} tokens need "
-            f"{number(p.v('concurrency') * (p.v('prompt_tokens') + p.v('output_tokens')))} of "
-            f"the {p.n('kv_capacity_tokens')} KV tokens (at most {p.n('max_concurrency')} at once)."
+            f"{p.n('output_tokens')} tokens hold about "
+            f"{number(p.v('concurrency') * (p.v('prompt_tokens') + p.v('output_tokens') / 2))} "
+            f"of the {p.n('kv_capacity_tokens')} KV tokens at their mean resident length, "
+            f"prompt + output/2 (at most {p.n('max_concurrency')} at once)."
         ]
     else:
         est = [
-            f"The weights fit but the KV cache holds only {p.n('max_concurrency')} requests of "
-            f"{number(p.v('prompt_tokens') + p.v('output_tokens'))} tokens, not "
+            f"The weights fit but the KV cache holds only {p.n('max_concurrency')} requests at "
+            f"their mean resident {number(p.v('prompt_tokens') + p.v('output_tokens') / 2)} "
+            "tokens, not "
             f"{p.n('concurrency')}: the engine would queue or preempt the rest. Lower the "
             "KV precision, raise tp or cap the context."
         ]
@@ -460,8 +535,9 @@ def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
         "Tensor-parallel all-reduces, CUDA graphs, sampling and the scheduler add to every "
         "step; benchmark the engine (vLLM's benchmark_serving, SGLang's bench_serving) at "
         "your prompt and output lengths.",
-        "Real traffic varies in length: engines admit by current length and preempt, so "
-        "measured concurrency can exceed this whole-sequence reservation.",
+        "Real traffic varies in length: the concurrency limit counts each request at its mean "
+        "resident length (paged KV); requests that all reach their end together would "
+        "overflow it, and the engine then preempts.",
     ]
     return est, need
 
@@ -570,7 +646,15 @@ SERVING_ESTIMATE = CalculatorSpec(
             "weight_precision", "Weight precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
         ),
         Input(
-            "kv_precision", "KV cache precision", kind=CHOICE, choices=PRECISIONS, default="bf16"
+            "kv_precision",
+            "KV cache precision",
+            kind=CHOICE,
+            choices=KV_PRECISIONS,
+            default="auto",
+            help="auto follows the checkpoint as serving stacks do: FP8 under FP8/FP6/FP4 "
+            "weights (NVIDIA's FP8 and NVFP4 checkpoints quantise the KV cache to FP8, and "
+            "vLLM's kv_cache_dtype=auto takes it from the checkpoint), BF16 under INT8/INT4, "
+            "the weights' own otherwise; MLA models the attention precision.",
         ),
         _device_memory("Usable memory per GPU"),
         Input("bandwidth_tbs", "Memory bandwidth", "TB/s", min=0, min_exclusive=True, max=1000),
@@ -620,6 +704,45 @@ SERVING_ESTIMATE = CalculatorSpec(
             "narrower weight precision, as in weight_memory.",
         ),
         Input("tied_embeddings", "lm_head tied to the embedding", kind=BOOLEAN, default=False),
+        Input(
+            "overlap",
+            "Compute/all-to-all overlap (ep > 1)",
+            kind=CHOICE,
+            choices=OVERLAPS,
+            default="two_batch",
+            help="two_batch: two micro-batches, one computing while the other's all-to-all "
+            "is in flight (DeepSeek's dual micro-batch overlap, SGLang's two-batch "
+            "overlap), as published expert-parallel deployments run; a step takes "
+            "max(compute, all-to-all). none: they add.",
+        ),
+        Input(
+            "a2a_backend",
+            "All-to-all kernels (ep > 1)",
+            kind=CHOICE,
+            choices=A2A_BACKENDS,
+            default="deepep_ll",
+            help="deepep_ll: DeepEP's low-latency kernels, per-token RDMA writes to each "
+            "expert's GPU; nccl: a bulk all-to-all with ep − 1 latency steps.",
+        ),
+        _count("gpus_per_node", "GPUs per NVLink domain (ep > 1)", default=8, hi=1024),
+        Input(
+            "nic_gbps",
+            "Network per GPU (ep > 1)",
+            "Gb/s",
+            default=400.0,
+            min=0,
+            min_exclusive=True,
+            max=1e5,
+            help="The NIC each GPU sends its off-node all-to-all share through.",
+        ),
+        Input(
+            "a2a_latency_us",
+            "Latency per all-to-all (ep > 1)",
+            "µs",
+            default=5.0,
+            min=0,
+            max=1e6,
+        ),
         Input(
             "pool",
             "Pool (disaggregated serving)",
@@ -699,6 +822,7 @@ SERVING_ESTIMATE = CalculatorSpec(
         Output("weights_gb_per_gpu", "Weights per GPU", "GB"),
         Output("embedding_gb", "Embedding and lm_head (BF16)", "GB"),
         Output("kv_bytes_per_token", "KV bytes per token", "bytes"),
+        Output("kv_precision_used", "KV cache precision used", kind="text"),
         Output("kv_pool_gb", "KV pool (replica)", "GB"),
         Output("kv_copies", "Copies of each token's KV (MLA under TP)", ""),
         Output("kv_capacity_tokens", "KV capacity", "tokens"),
@@ -728,7 +852,13 @@ SERVING_ESTIMATE = CalculatorSpec(
     steps=_serving_steps,
     texts=_serving_texts,
     chart=_serving_chart,
-    preset_fills={**GPU_FILLS, **MEMORY_FILL, "tp_link_gbs": PresetFill("nvlink_gbs")},
+    preset_fills={
+        **GPU_FILLS,
+        **MEMORY_FILL,
+        "tp_link_gbs": PresetFill("nvlink_gbs"),
+        "nic_gbps": PresetFill("nic_gbps"),
+        "gpus_per_node": PresetFill("nvl_domain"),
+    },
     check=_serving_check,
     example={
         "model": "llama-3.1-70b",

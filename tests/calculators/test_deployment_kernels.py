@@ -107,13 +107,14 @@ def test_serving_memory_plan_by_hand():
     usable per GPU = 40 × 0.9 = 36 GB; KV pool = (36 − 5) × 2 = 62 GB.
     KV bytes/token = 2 × 10 × 4 × 128 × 2 B (bf16) = 20,480.
     capacity = ⌊62e9 / 20,480⌋ = ⌊3,027,343.75⌋ = 3,027,343 tokens.
-    max_concurrency = ⌊3,027,343 / (1000 + 200)⌋ = ⌊2522.79⌋ = 2522."""
+    max_concurrency (paged: each request holds prompt + output/2 on average) =
+    ⌊3,027,343 / (1000 + 200/2)⌋ = ⌊2752.13⌋ = 2752."""
     out = serving_estimate(**SERVING)
     assert out["weights_gb_per_gpu"] == approx(5.0)
     assert out["kv_pool_gb"] == approx(62.0)
     assert out["kv_bytes_per_token"] == approx(20480)
     assert out["kv_capacity_tokens"] == 3_027_343
-    assert out["max_concurrency"] == 2522
+    assert out["max_concurrency"] == 2752
     assert bool(out["fits"]) and out["fit_note"] == "fits"
 
 
@@ -150,11 +151,12 @@ def test_serving_latency_and_throughput_by_hand():
 
 def test_serving_says_why_it_does_not_fit():
     """bf16 weights of 70 GB on one 80 GB GPU at 0.9: 70 ≤ 72, KV pool 2 GB holds
-    ⌊2e9 / 20,480⌋ = 97,656 tokens = 81 requests of 1200; 100 do not fit. On a 40 GB GPU
+    ⌊2e9 / 20,480⌋ = 97,656 tokens = ⌊97,656 / (1000 + 200/2)⌋ = 88 requests at their
+    mean resident length; 100 do not fit. On a 40 GB GPU
     the weights (70 > 36) do not fit at all."""
     base = {**SERVING, "params_b": 35, "active_params_b": 35, "weight_precision": "bf16", "tp": 1}
     kv_full = serving_estimate(**{**base, "device_memory_gb": 80, "concurrency": 100})
-    assert kv_full["max_concurrency"] == 81 and not kv_full["fits"]
+    assert kv_full["max_concurrency"] == 88 and not kv_full["fits"]
     assert kv_full["fit_note"] == "KV cache too small for this concurrency"
     no_room = serving_estimate(**{**base, "device_memory_gb": 40})
     assert no_room["max_concurrency"] == 0 and no_room["fit_note"] == "weights do not fit"

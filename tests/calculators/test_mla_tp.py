@@ -27,8 +27,8 @@ def test_mla_under_tp_holds_one_copy_per_rank() -> None:
     assert float(out["kv_copies"]) == 4
     # 134e9 / (11,520 × 4) = 2,907,986.1 tokens, not the 11,631,944 the summed pool gives
     assert int(out["kv_capacity_tokens"]) == 2_907_986
-    # ⌊2,907,986 / 1,200⌋ = 2,423 requests
-    assert int(out["max_concurrency"]) == 2_423
+    # paged: ⌊2,907,986 / (1,000 + 200/2)⌋ = ⌊2,643.6⌋ = 2,643 requests
+    assert int(out["max_concurrency"]) == 2_643
     # each rank reads the whole latent: 100 × 1,100 × 11,520 B = 1.2672 GB per rank, over
     # 1 TB/s = 1.2672 ms, beside 2.5 GB of its own weights = 2.5 ms: 3.7672 ms
     assert float(out["memory_ms"]) == pytest.approx(2.5 + 1.2672)

@@ -38,7 +38,8 @@ def test_defaults_leave_the_estimate_unchanged() -> None:
 def test_attention_data_parallel_replicates_dense_weights_by_hand() -> None:
     # dense 20 GB on every GPU + experts 180 GB / ep 4 = 65 GB a GPU; the step reads 4 × 65
     # = 260 GB over 4 TB/s = 65 ms, plus the KV; pool (72 − 65) × 4 = 28 GB.
-    out = serving_estimate(**MOE, ep=4, dp_attention=True)
+    # (overlap none: two-batch overlap reads the weights twice, tested in test_ep_overlap)
+    out = serving_estimate(**MOE, ep=4, dp_attention=True, overlap="none")
     assert float(out["weights_gb_per_gpu"]) == pytest.approx(65.0)
     assert float(out["kv_pool_gb"]) == pytest.approx(28.0)
     assert float(out["memory_ms"]) == pytest.approx(260e9 / 4e12 * 1e3 + KV_READ_MS)
@@ -47,16 +48,17 @@ def test_attention_data_parallel_replicates_dense_weights_by_hand() -> None:
 
 
 def test_all_to_all_per_moe_layer_by_hand() -> None:
-    # Each GPU sends 8 / 4 = 2 tokens × top-2 × 4096 × 2 B = 32,768 B. collective_time's
+    # The NCCL bulk all-to-all, added in series (a2a_backend nccl, overlap none). Each GPU sends 8 / 4 = 2 tokens × top-2 × 4096 × 2 B = 32,768 B. collective_time's
     # all-to-all over 4 GPUs of a node: (4 − 1) / 4 of it over NVLink at 450 × 0.82 GB/s,
     # plus 3 steps × 5 µs; dispatch and combine in each of the 10 layers.
     one_s = 0.75 * 32768e-9 / (450 * 0.82) + 3 * 5e-6
-    out = serving_estimate(**MOE, ep=4)
+    bulk = dict(a2a_backend="nccl", overlap="none")
+    out = serving_estimate(**MOE, ep=4, **bulk)
     assert float(out["a2a_ms"]) == pytest.approx(2 * 10 * one_s * 1e3)
     plain = serving_estimate(**MOE)
     assert float(out["itl_ms"]) == pytest.approx(float(plain["itl_ms"]) + 2 * 10 * one_s * 1e3)
     # the link figure, when given, is the one the all-to-all runs over
-    slow = serving_estimate(**MOE, ep=4, tp_link_gbs=100)
+    slow = serving_estimate(**MOE, ep=4, tp_link_gbs=100, **bulk)
     tp_ms = float(serving_estimate(**MOE, tp_link_gbs=100)["tp_comm_ms"])
     one_slow = 0.75 * 32768e-9 / (100 * 0.82) + 3 * 5e-6
     assert float(slow["a2a_ms"]) == pytest.approx(20 * one_slow * 1e3)
