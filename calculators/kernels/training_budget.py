@@ -13,9 +13,16 @@ well under 1% of N at the usual ranks). With ``layers``, ``hidden`` and ``seq_le
 attention FLOPs PaLM's MFU convention counts are added: 12·layers·hidden·seq_len per
 token (forward and backward, non-causal; Chowdhery et al., 2022, appendix B), times 2/3
 for LoRA. ``tp`` and ``pp`` shard the model state over tp·pp GPUs; ZeRO then shards over
-``dp``, which defaults to gpus / (tp·pp). A pipeline of ``pp`` stages and
-``microbatches`` micro-batches idles (pp-1)/(microbatches+pp-1) of the time (the 1F1B
-bubble), which stretches the run.
+``dp``, which defaults to gpus / (tp·pp).
+
+Pipeline bubble (Narayanan et al., 2021, "Efficient Large-Scale Language Model Training
+on GPU Clusters Using Megatron-LM", section 2.2): with p = ``pp`` stages and m =
+``microbatches`` per step, 1F1B adds (p-1)/m of the ideal time (``bubble_overhead``); the
+interleaved schedule with v = ``virtual_stages`` model chunks per GPU divides it by v,
+(p-1)/(v·m). The run takes the ideal time × (1 + overhead), so the fraction of the run
+each GPU idles is overhead / (1 + overhead) = (p-1)/(v·m + p-1) (``pipeline_bubble``).
+``mfu_used`` is the utilisation while a stage computes; what a run reports as its MFU
+(useful FLOPs over the whole run's peak) is ``mfu_run`` = mfu_used × (1 - bubble).
 
 Training FLOPs ≈ 6·N·D (forward 2·N·D, backward 4·N·D; Kaplan et al., 2020), which leaves
 out attention over the context and recomputation. Model state in mixed precision with
@@ -52,12 +59,14 @@ def training_budget(
     tp: ArrayLike = 1,
     pp: ArrayLike = 1,
     microbatches: ArrayLike = 8,
+    virtual_stages: ArrayLike = 1,
     layers: ArrayLike | None = None,
     hidden: ArrayLike | None = None,
     seq_len: ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
     """Return train_flops, gpu_hours, days, state_gb_per_gpu (and cost when a price is
-    given), the mfu used and the pipeline bubble. ``dp`` defaults to gpus / (tp·pp)."""
+    given), the mfu used while computing, the run's MFU after the pipeline bubble, the
+    bubble's overhead and idle fraction. ``dp`` defaults to gpus / (tp·pp)."""
     # A price swept on its own must still give every output its shape.
     price = [] if gpu_cost_per_hour is None else [f64(gpu_cost_per_hour)]
     attn_in = (
@@ -67,7 +76,7 @@ def training_budget(
     )
     attention = bool(attn_in)
     eff_in = by_precision(TRAINING_MFU, precision) if mfu is None else f64(mfu)
-    n, d, gpu, peak, eff, stage, lora, tp_, pp_, mb, dp_, *rest = broadcast(
+    n, d, gpu, peak, eff, stage, lora, tp_, pp_, mb, v, dp_, *rest = broadcast(
         f64(params_b) * 1e9,
         f64(tokens_b) * 1e9,
         i64(gpus),
@@ -78,6 +87,7 @@ def training_budget(
         i64(tp),
         i64(pp),
         i64(microbatches),
+        i64(virtual_stages),
         f64(np.nan if dp is None else dp),
         *attn_in,
         *price,
@@ -90,8 +100,9 @@ def training_budget(
         lay, hid, seq = rest[:3]
         flops = flops + per_token / 6.0 * 12.0 * lay * hid * seq * d
     cost_per_hour = rest[3:] if attention else rest
-    bubble = (pp_ - 1) / (mb + pp_ - 1)
-    seconds = flops / (gpu * peak * 1e12 * eff) / (1.0 - bubble)
+    overhead = (pp_ - 1) / (v * mb)  # Megatron-LM's bubble time fraction, (p-1)/(v·m)
+    bubble = overhead / (1.0 + overhead)  # = (p-1)/(v·m + p-1) of the run idles
+    seconds = flops / (gpu * peak * 1e12 * eff) * (1.0 + overhead)
     gpu_hours = gpu * seconds / 3600
     shard = ranks.astype(np.float64)
     weights = WEIGHT_BYTES / np.where(stage >= 3, shard, 1.0)
@@ -99,6 +110,8 @@ def training_budget(
     optimizer = np.where(lora, 0.0, OPTIMIZER_BYTES / np.where(stage >= 1, shard, 1.0))
     out = {
         "mfu_used": eff,
+        "mfu_run": eff * (1.0 - bubble),
+        "bubble_overhead": overhead,
         "pipeline_bubble": bubble,
         "train_flops": flops,
         "gpu_hours": gpu_hours,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -9,10 +10,11 @@ import numpy as np
 
 from calculators.formatting import number
 from calculators.kernels import collective_time as collective_kernel
-from calculators.kernels.collective_time import ALGORITHMS, OPS
+from calculators.kernels.collective_time import ALGORITHMS, NET_EFFICIENCY, OPS
 from calculators.kernels.training_budget import METHODS
 
 from .base import (
+    BOOLEAN,
     CHOICE,
     INTEGER,
     PEAK,
@@ -48,41 +50,98 @@ NCCL_TESTS = {
 
 
 def _collective_steps(p: Point) -> list[str]:
-    op = p.v("op")
+    op, used = p.v("op"), p.v("algorithm_used")
+    multi = p.v("nodes") > 1
     lines = [
         f"nodes = ⌈gpus / gpus_per_node⌉ = ⌈{p.n('gpus')} / {p.n('gpus_per_node')}⌉ = "
         f"{p.n('nodes')}",
         f"bus factor for {op} = {_FACTOR_TEXT[op]} = {p.n('factor')}",
-        f"links run at {p.n('link_efficiency')} of line rate ({p.v('algorithm')} protocol "
-        "efficiency); the link figures below are line rates",
+        f"NVLink line rate {p.f('intra_gbs')} × protocol efficiency "
+        f"{p.n('link_efficiency')} = {number(p.v('intra_gbs') * p.v('link_efficiency'))} "
+        "GB/s effective",
     ]
-    if p.v("nodes") > 1:
+    if multi:
+        line_rate = p.v("nics_per_node") * p.v("nic_gbps") / 8
         lines.append(
-            f"network per node = nics_per_node × nic_gbps / 8 = {p.n('nics_per_node')} × "
-            f"{p.f('nic_gbps')} / 8 = {p.f('inter_gbs')}"
+            f"network per node = nics_per_node × nic_gbps / 8 × network efficiency = "
+            f"{p.n('nics_per_node')} × {p.f('nic_gbps')} / 8 × {p.n('net_efficiency')} = "
+            f"{number(line_rate)} GB/s line rate × {p.n('net_efficiency')} = "
+            f"{p.f('inter_gbs')} effective"
         )
-    if op == "all_reduce" and p.v("algorithm") == "nvls":
+    n_gpus, g = p.v("gpus"), min(p.v("gpus_per_node"), p.v("gpus"))
+    log_nodes = math.ceil(math.log2(p.v("nodes"))) if multi else 0
+    nvlink = p.v("intra_gbs") * p.v("link_efficiency")
+    if op == "all_to_all":
+        on_mb = (g - 1) / n_gpus * p.v("message_mb")
+        off_mb = g * (n_gpus - g) / n_gpus * p.v("message_mb")
+        stage = f"(gpus_per_node − 1)/n × message / {number(nvlink)} GB/s = {number(on_mb)} MB / {number(nvlink)} GB/s"
+        if multi:
+            stage = (
+                f"max({stage}, gpus_per_node × (n − gpus_per_node)/n × message / "
+                f"{number(p.v('inter_gbs'))} GB/s = {number(off_mb)} MB / "
+                f"{number(p.v('inter_gbs'))} GB/s)"
+            )
         lines.append(
-            "NVLS: each GPU sends its buffer to the switch once and receives the sum once: "
-            "time = message / (link × efficiency) + 2 × latency"
-        )
-    elif op == "all_to_all":
-        lines.append(
-            "time = max(on-node share / intra_gbs, off-node share of the node's GPUs / "
-            "network per node) + (n − 1) × latency"
+            f"time = {stage} + (n − 1 = {number(n_gpus - 1)}) × {p.f('latency_us')} (one "
+            "message to each peer)"
         )
     else:
-        multi = p.v("nodes") > 1
-        link_gbs = min(p.v("intra_gbs"), p.v("inter_gbs")) if multi else p.v("intra_gbs")
-        link = f"min({p.f('intra_gbs')}, {p.f('inter_gbs')})" if multi else p.f("intra_gbs")
-        steps = "2(n − 1)" if op == "all_reduce" else "(n − 1)"
-        lines.append(
-            f"time = factor × message / ({link} × efficiency) + {steps} × latency = "
-            f"{p.n('factor')} × {p.f('message_mb')} / ({number(link_gbs)} GB/s × "
-            f"{p.n('link_efficiency')}) + {steps} × {p.f('latency_us')}"
-        )
+        if op == "all_reduce":
+            cands = [f"ring {p.f('ring_ms', 3)}", f"tree {p.f('tree_ms', 3)}"]
+            if p.has("nvls_ms") and not math.isnan(p.v("nvls_ms")):
+                cands.append(f"nvls {p.f('nvls_ms', 3)}")
+            if p.v("algorithm") == "auto":
+                why = (
+                    "the lowest modelled time, as NCCL's tuner picks (latency + bytes / "
+                    "bandwidth for each algorithm, src/graph/tuning.cc)"
+                )
+                if not p.v("nvls"):
+                    why += "; nvls not offered (no NVLink SHARP)"
+                lines.append(f"auto: {', '.join(cands)} → {used}: {why}")
+            else:
+                lines.append(f"algorithm {used} as asked (modelled: {', '.join(cands)})")
+        elif p.v("algorithm") not in ("auto", used):
+            lines.append(f"{p.v('algorithm')} does not apply to {op}: it runs as a {used}")
+        if used == "nvls":
+            steps, steps_text = 2 + 2 * log_nodes, "2 + 2⌈log2 nodes⌉" if multi else "2"
+            stage = f"{p.f('message_mb')} / {number(nvlink)} GB/s"
+            if multi:
+                stage = (
+                    f"max({stage}, {p.n('factor')} × {p.f('message_mb')} / "
+                    f"{p.f('inter_gbs')} (NVLS-tree: the network stage as a tree's))"
+                )
+            lines.append(
+                "NVLS: each GPU sends its buffer to the switch once and receives the sum "
+                f"once: time = {stage} + ({steps_text} = {number(steps)}) × {p.f('latency_us')}"
+            )
+        else:
+            link = min(nvlink, p.v("inter_gbs")) if multi else nvlink
+            link_text = (
+                f"min({number(nvlink)}, {number(p.v('inter_gbs'))}) GB/s"
+                if multi
+                else f"{number(nvlink)} GB/s"
+            )
+            if used == "tree" and op == "all_reduce":
+                steps, steps_text = (
+                    2 * ((g - 1) + log_nodes),
+                    "2((gpus_per_node − 1) + ⌈log2 nodes⌉)",
+                )
+            elif used == "tree":
+                steps, steps_text = math.ceil(math.log2(max(n_gpus, 2))), "⌈log2 n⌉"
+            else:
+                steps = 2 * (n_gpus - 1) if op == "all_reduce" else n_gpus - 1
+                steps_text = "2(n − 1)" if op == "all_reduce" else "(n − 1)"
+            if used == "tree" and op == "all_reduce":
+                link_text = (
+                    f"({link_text} × 0.92, NCCL's tree bandwidth, = {number(link * 0.92)} GB/s)"
+                )
+            lines.append(
+                f"time = factor × message / link + {steps_text} × latency = {p.n('factor')} × "
+                f"{p.f('message_mb')} / {link_text} + {number(steps)} × "
+                f"{p.f('latency_us')}"
+            )
     lines += [
-        f"time_ms = {p.f('time_ms')} (the slower hop: {p.v('bottleneck')}-node)",
+        f"time_ms = {p.f('time_ms')} (the slower stage: {p.v('bottleneck')}-node)",
         f"algbw = message / time = {p.f('message_mb')} / {p.f('time_ms')} = {p.f('algbw_gbs')}",
         f"busbw = algbw × factor = {p.n('algbw_gbs')} × {p.n('factor')} = {p.f('busbw_gbs')}",
     ]
@@ -92,20 +151,23 @@ def _collective_steps(p: Point) -> list[str]:
 def _collective_texts(p: Point) -> tuple[list[str], list[str]]:
     est = [
         f"A {p.f('message_mb')} {p.v('op')} over {p.n('gpus')} GPUs takes about "
-        f"{p.f('time_ms', 3)}, bus bandwidth {p.f('busbw_gbs', 3)}."
+        f"{p.f('time_ms', 3)} with {p.v('algorithm_used')}, bus bandwidth "
+        f"{p.f('busbw_gbs', 3)}."
     ]
     if p.v("nodes") > 1:
-        ratio = p.v("intra_gbs") / p.v("inter_gbs")
+        ratio = p.v("intra_gbs") * p.v("link_efficiency") / p.v("inter_gbs")
         where = "the network" if p.v("bottleneck") == "inter" else "NVLink inside the node"
         est.append(
-            f"The slower hop is {where}: NVLink per GPU is {number(ratio, sig=2)}× the node's "
-            f"network share ({p.n('nics_per_node')} NIC(s) of {p.f('nic_gbps')})."
+            f"The slower stage is {where}: effective NVLink per GPU is "
+            f"{number(ratio, sig=2)}× the node's effective network share "
+            f"({p.n('nics_per_node')} NIC(s) of {p.f('nic_gbps')})."
         )
     else:
         est.append("All GPUs share one node, so only NVLink (intra_gbs) matters.")
     need = [
         f"Measure with nccl-tests ({NCCL_TESTS[p.v('op')]} -b 1M -e 16G) on the real "
-        "topology: achieved bus bandwidth is typically 70-90% of the link rate.",
+        "topology: achieved bus bandwidth is typically 80-85% of NVLink's line rate and "
+        "90-96% of InfiniBand's.",
         "Overlap with compute decides what the step actually pays; this is the exposed "
         "time only if nothing overlaps.",
     ]
@@ -127,7 +189,9 @@ def _collective_chart(points: list[Point]) -> dict[str, Any]:
             nic_gbps=p.v("nic_gbps"),
             latency_us=p.v("latency_us"),
             algorithm=p.v("algorithm"),
+            nvls=p.v("nvls"),
             protocol_efficiency=p.v("protocol_efficiency"),
+            net_efficiency=p.v("net_efficiency"),
         )
         series.append(
             {
@@ -198,30 +262,55 @@ COLLECTIVE_TIME = CalculatorSpec(
             "Algorithm",
             kind=CHOICE,
             choices=ALGORITHMS,
-            default="ring",
-            help="nvls: NVLink SHARP all-reduce on an NVSwitch (H100 and later).",
+            default="auto",
+            help="auto: the fastest modelled of ring, tree and (with NVLS) nvls, as NCCL's "
+            "tuner chooses. nvls: NVLink SHARP all-reduce on an NVSwitch (H100 and later).",
+        ),
+        Input(
+            "nvls",
+            "NVLink SHARP (NVLS) available",
+            kind=BOOLEAN,
+            default=True,
+            help="NVSwitch with NVLink SHARP (H100, H200, B200 and later); clear it for "
+            "A100, PCIe and NVLink-bridge systems, which auto then never gives NVLS.",
         ),
         Input(
             "protocol_efficiency",
-            "Protocol efficiency",
+            "NVLink protocol efficiency",
             "fraction",
             min=0,
             min_exclusive=True,
             max=1,
             required=False,
-            help="Fraction of line rate a large message reaches. Empty: 0.82 for ring and "
-            "tree, 0.61 for NVLS (fitted on nccl-tests results).",
+            help="Fraction of NVLink's line rate a large message reaches. Empty: 0.82 for "
+            "ring and tree, 0.61 for NVLS (fitted on nccl-tests results).",
+        ),
+        Input(
+            "net_efficiency",
+            "Network efficiency",
+            "fraction",
+            min=0,
+            min_exclusive=True,
+            max=1,
+            required=False,
+            help=f"Fraction of the NICs' line rate a large message reaches. Empty: "
+            f"{NET_EFFICIENCY} (InfiniBand, fitted on multi-node nccl-tests results).",
         ),
     ),
     outputs=(
         Output("nodes", "Nodes", kind="integer"),
         Output("factor", "Bus factor"),
-        Output("inter_gbs", "Network bandwidth per node", "GB/s"),
+        Output("inter_gbs", "Network bandwidth per node, effective", "GB/s"),
         Output("time_ms", "Time", "ms"),
         Output("algbw_gbs", "Algorithm bandwidth", "GB/s"),
         Output("busbw_gbs", "Bus bandwidth", "GB/s"),
-        Output("bottleneck", "Slower hop", kind="text"),
-        Output("link_efficiency", "Protocol efficiency used", "fraction"),
+        Output("bottleneck", "Slower stage", kind="text"),
+        Output("algorithm_used", "Algorithm used", kind="text"),
+        Output("ring_ms", "Ring time (modelled)", "ms"),
+        Output("tree_ms", "Tree time (modelled)", "ms"),
+        Output("nvls_ms", "NVLS time (modelled)", "ms"),
+        Output("link_efficiency", "NVLink protocol efficiency used", "fraction"),
+        Output("net_efficiency", "Network efficiency used", "fraction"),
     ),
     chart_type="line",
     steps=_collective_steps,
@@ -243,11 +332,15 @@ def _training_steps(p: Point) -> list[str]:
         + (", LoRA computes no weight gradients" if k == 4 else "")
         + f") with N = {p.n('params_b')} × 10⁹, D = {p.n('tokens_b')} × 10⁹: "
         f"{p.f('train_flops')}",
-        f"cluster rate = gpus × peak × mfu = {p.n('gpus')} × {p.f('peak_tflops')} × "
-        f"{p.n('mfu_used')}",
-        f"pipeline bubble = (pp − 1) / (micro-batches + pp − 1) = ({p.n('pp')} − 1) / "
-        f"({p.n('microbatches')} + {p.n('pp')} − 1) = {p.f('pipeline_bubble', 3)}",
-        f"days = train_flops / cluster rate / (1 − bubble) / 86400 = {p.f('days')}",
+        f"cluster rate while computing = gpus × peak × mfu = {p.n('gpus')} × "
+        f"{p.f('peak_tflops')} × {p.n('mfu_used')}",
+        f"bubble overhead (Megatron-LM, 1F1B) = (pp − 1) / (virtual stages × micro-batches) "
+        f"= ({p.n('pp')} − 1) / ({p.n('virtual_stages')} × {p.n('microbatches')}) = "
+        f"{p.n('bubble_overhead', 3)}; idle share of the run = overhead / (1 + overhead) = "
+        f"{p.f('pipeline_bubble', 3)}",
+        f"days = train_flops / cluster rate × (1 + overhead) / 86400 = {p.f('days')}",
+        f"MFU over the run = mfu × (1 − idle share) = {p.n('mfu_used')} × (1 − "
+        f"{p.n('pipeline_bubble', 3)}) = {p.n('mfu_run', 3)}",
         f"gpu_hours = gpus × days × 24 = {p.f('gpu_hours')}",
     ]
     if p.has("cost"):
@@ -266,8 +359,9 @@ def _training_steps(p: Point) -> list[str]:
 
 def _training_texts(p: Point) -> tuple[list[str], list[str]]:
     est = [
-        f"{p.f('train_flops', 3)} at {p.f('mfu_used', 3)} MFU on {p.n('gpus')} GPUs take "
-        f"{p.f('days', 3)}.",
+        f"{p.f('train_flops', 3)} at {p.f('mfu_used', 3)} MFU while computing "
+        f"({p.n('mfu_run', 3)} over the run, pipeline bubble included) on {p.n('gpus')} GPUs "
+        f"take {p.f('days', 3)}.",
         f"Model state is {p.f('state_gb_per_gpu', 3)} per GPU before activations.",
     ]
     need = [
@@ -308,8 +402,9 @@ TRAINING_BUDGET = CalculatorSpec(
             min_exclusive=True,
             max=1,
             required=False,
-            help="Empty: the default fitted per precision on published runs (BF16 0.40, "
-            "FP8 0.19 of the FP8 peak).",
+            help="While the stages compute (the pipeline bubble is charged on top). Empty: "
+            "the default fitted per precision on published runs (BF16 0.40, FP8 0.19 of the "
+            "FP8 peak). A published run's MFU already includes its bubble.",
         ),
         Input("method", "Method", kind=CHOICE, choices=METHODS, default="full"),
         Input("tp", "Tensor-parallel size", "", default=1, min=1, max=1024, kind=INTEGER),
@@ -322,7 +417,19 @@ TRAINING_BUDGET = CalculatorSpec(
             min=1,
             max=1e6,
             kind=INTEGER,
-            help="Sets the pipeline bubble (pp − 1) / (micro-batches + pp − 1).",
+            help="Sets the pipeline bubble: (pp − 1) / (virtual stages × micro-batches) "
+            "added to the run (Megatron-LM's 1F1B).",
+        ),
+        Input(
+            "virtual_stages",
+            "Virtual stages per GPU (interleaved 1F1B)",
+            "",
+            default=1,
+            min=1,
+            max=1024,
+            kind=INTEGER,
+            help="Model chunks per pipeline rank in Megatron-LM's interleaved schedule: "
+            "divides the bubble by this number. 1: plain 1F1B.",
         ),
         Input("layers", "Layers", "", min=1, max=1000, kind=INTEGER, required=False),
         Input("hidden", "Hidden size", "", min=1, max=1e6, kind=INTEGER, required=False),
@@ -350,8 +457,10 @@ TRAINING_BUDGET = CalculatorSpec(
         ),
     ),
     outputs=(
-        Output("mfu_used", "MFU used", "fraction"),
-        Output("pipeline_bubble", "Pipeline bubble", kind="pct"),
+        Output("mfu_used", "MFU while computing (before the pipeline bubble)", "fraction"),
+        Output("mfu_run", "MFU over the run (after the pipeline bubble)", "fraction"),
+        Output("bubble_overhead", "Pipeline bubble overhead, (pp − 1)/(v·m)", kind="pct"),
+        Output("pipeline_bubble", "Pipeline bubble, share of the run idle", kind="pct"),
         Output("train_flops", "Training FLOPs", "FLOP"),
         Output("days", "Days", "days"),
         Output("gpu_hours", "GPU-hours", "GPU·h"),

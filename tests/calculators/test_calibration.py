@@ -104,20 +104,23 @@ def test_compute_efficiency_by_phase_and_precision_by_hand() -> None:
 def test_collective_algorithms_by_hand() -> None:
     kw = dict(op="all_reduce", message_mb=1000, gpus=8, intra_gbs=450, latency_us=5)
     # ring: 1.75 · 1 GB / (450 · 0.82) + 14 · 5 µs = 4.7425 ms + 0.07 ms = 4.8125 ms
-    ring = collective_time(**kw)
+    ring = collective_time(**kw, algorithm="ring")
     assert float(ring["time_ms"]) == pytest.approx(1.75 / 369 * 1e3 + 0.07)
-    # tree: same bytes, 2·log2(8) = 6 steps: 4.7425 + 0.03 ms
+    # tree (NCCL's): a chain inside the one node, 2·((8 − 1) + log2 1) = 14 steps, the
+    # same bytes at 0.92 of the bandwidth: 1.75 / (369 · 0.92 = 339.48) + 0.07 ms
     tree = collective_time(**kw, algorithm="tree")
-    assert float(tree["time_ms"]) == pytest.approx(1.75 / 369 * 1e3 + 0.03)
+    assert float(tree["time_ms"]) == pytest.approx(1.75 / 339.48 * 1e3 + 0.07)
     # NVLS: 1 GB / (450 · 0.61) + 2 · 5 µs = 3.6430 + 0.01 ms; busbw = 1.75 · algbw
     nvls = collective_time(**kw, algorithm="nvls")
     assert float(nvls["time_ms"]) == pytest.approx(1 / 274.5 * 1e3 + 0.01)
     assert float(nvls["busbw_gbs"]) == pytest.approx(1.75 / (1 / 274.5 + 1e-5))
-    # NVLS applies to all-reduce only; an all-gather still runs as a ring
+    # NVLS applies to all-reduce only; an all-gather still runs as a ring, at the ring's
+    # efficiency: 0.875 · 1 GB / 369 GB/s + 7 · 5 µs
     gather = collective_time(**{**kw, "op": "all_gather"}, algorithm="nvls")
-    assert float(gather["time_ms"]) == pytest.approx(0.875 / 274.5 * 1e3 + 0.035)
+    assert float(gather["time_ms"]) == pytest.approx(0.875 / 369 * 1e3 + 0.035)
+    assert gather["algorithm_used"].item() == "ring"
     # an explicit efficiency overrides the default
-    line = collective_time(**kw, protocol_efficiency=1.0)
+    line = collective_time(**kw, algorithm="ring", protocol_efficiency=1.0)
     assert float(line["time_ms"]) == pytest.approx(1.75 / 450 * 1e3 + 0.07)
 
 

@@ -100,13 +100,25 @@ def test_all_to_all_inside_one_node_by_hand():
     """8 GPUs in one node: each sends 7/8 of a 1 GB buffer over 450 GB/s, 1.9444 ms; no
     inter-node link (nan), the intra-node link is the bottleneck."""
     out = collective_time(
-        protocol_efficiency=1.0, op="all_to_all", message_mb=1000, gpus=8, latency_us=0
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op="all_to_all",
+        message_mb=1000,
+        gpus=8,
+        latency_us=0,
     )
     close(out["time_ms"], 7 / 8 * 1 / 450 * 1e3)
     assert math.isnan(out["inter_gbs"]) and out["nodes"] == 1
     assert out["bottleneck"] == "intra"
     two = collective_time(
-        protocol_efficiency=1.0, op="all_to_all", message_mb=1000, gpus=16, latency_us=0
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op="all_to_all",
+        message_mb=1000,
+        gpus=16,
+        latency_us=0,
     )
     close(two["inter_gbs"], 8 * 400 / 8)  # 8 NICs × 400 Gb/s = 400 GB/s per node
 
@@ -116,6 +128,8 @@ def test_gather_pays_one_latency_per_ring_step():
     7/8 × 0.45 GB / 450 GB/s = 0.875 ms. All-reduce takes 2 × 7 steps."""
     out = collective_time(
         protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
         op=["all_gather", "all_reduce"],
         message_mb=450,
         gpus=8,
@@ -126,7 +140,13 @@ def test_gather_pays_one_latency_per_ring_step():
 
 def test_one_gpu_moves_nothing_and_reports_no_bandwidth():
     out = collective_time(
-        protocol_efficiency=1.0, op="all_reduce", message_mb=100, gpus=1, latency_us=0
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op="all_reduce",
+        message_mb=100,
+        gpus=1,
+        latency_us=0,
     )
     assert out["time_ms"] == 0 and out["algbw_gbs"] == 0
 

@@ -18,6 +18,8 @@ def test_all_reduce_bus_bandwidth_follows_nccl_tests_definition():
     busbw is the link rate itself."""
     out = collective_time(
         protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
         op="all_reduce",
         message_mb=14000,
         gpus=8,
@@ -36,10 +38,30 @@ def test_rail_optimised_nodes_keep_the_inter_node_gap_small():
     8 × 50 = 400 GB/s, so 14 GB takes 2 × 63/64 × 14 / 400 s = 68.9 ms plus 126 × 5 µs
     = 69.5 ms: about 1.28x the 54.5 ms inside one node, not 10x. With one NIC per node
     it is 8x slower again."""
-    rail = collective_time(protocol_efficiency=1.0, op="all_reduce", message_mb=14000, gpus=64)
-    one_node = collective_time(protocol_efficiency=1.0, op="all_reduce", message_mb=14000, gpus=8)
+    rail = collective_time(
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op="all_reduce",
+        message_mb=14000,
+        gpus=64,
+    )
+    one_node = collective_time(
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op="all_reduce",
+        message_mb=14000,
+        gpus=8,
+    )
     one_nic = collective_time(
-        protocol_efficiency=1.0, op="all_reduce", message_mb=14000, gpus=64, nics_per_node=1
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op="all_reduce",
+        message_mb=14000,
+        gpus=64,
+        nics_per_node=1,
     )
     assert rail["time_ms"] == approx(2 * 63 / 64 * 14 / 400 * 1e3 + 126 * 5e-3)
     assert rail["time_ms"] / one_node["time_ms"] == approx(1.2756, rel=1e-3)
@@ -52,11 +74,20 @@ def test_gather_scatter_and_all_to_all_factors():
     over 2 nodes of 4 GPUs sends 4 × 4/8 of each buffer off each node."""
     ops = np.array(["all_gather", "reduce_scatter", "all_to_all", "broadcast"])
     out = collective_time(
-        protocol_efficiency=1.0, op=ops, message_mb=1000, gpus=8, gpus_per_node=4, latency_us=0
+        protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
+        op=ops,
+        message_mb=1000,
+        gpus=8,
+        gpus_per_node=4,
+        latency_us=0,
     )
     assert out["factor"].tolist() == approx([7 / 8, 7 / 8, 7 / 8, 1.0])
     a2a = collective_time(
         protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
         op="all_to_all",
         message_mb=1000,
         gpus=8,
@@ -71,6 +102,8 @@ def test_gather_scatter_and_all_to_all_factors():
 def test_more_nics_never_slow_a_collective():
     out = collective_time(
         protocol_efficiency=1.0,
+        net_efficiency=1.0,
+        algorithm="ring",
         op="all_reduce",
         message_mb=512,
         gpus=32,

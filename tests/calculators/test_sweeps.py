@@ -101,7 +101,13 @@ EXTRA_BASES: dict[str, list[dict]] = {
         },
     ],
     "collective_time": [
-        {"op": "all_reduce", "message_mb": 1000, "gpus": 16, "protocol_efficiency": 0.8}
+        {
+            "op": "all_reduce",
+            "message_mb": 1000,
+            "gpus": 16,
+            "protocol_efficiency": 0.8,
+            "net_efficiency": 0.9,
+        }
     ],
     "paged_kv_capacity": [
         {
