@@ -178,7 +178,7 @@ def python_serving(concurrency, prompt, *, params_b, layers, heads, kv_heads, he
     pool_gb = max(device_memory_gb * gpu_memory_utilization - per_gpu, 0.0) * tp
     kv_bpt = 2.0 * layers * kv_heads * head_dim * KV_BYTES
     capacity = math.floor(pool_gb * 1e9 / kv_bpt)
-    max_conc = math.floor(capacity / (prompt + output_tokens))
+    max_conc = math.floor(capacity / (prompt + output_tokens / 2))  # paged: mean resident
     fits = per_gpu <= device_memory_gb * gpu_memory_utilization and concurrency <= max_conc
     context = prompt + output_tokens / 2
     bw = tp * bandwidth_tbs * 1e12 * bandwidth_efficiency

@@ -19,7 +19,12 @@ The model, step by step (each line is one line of code below):
   whole latent of every sequence (kv_copies = tp), the pool holds 1/tp as many tokens as
   its bytes suggest and each rank reads the whole latent every step. dp_attention is the
   remedy: each rank holds its own sequences' cache (kv_copies = 1).
-- max_concurrency: requests whose whole sequence (prompt + output) fits in the pool.
+- KV precision "auto" (the default): FP8 under FP8/FP6/FP4 weights, as NVIDIA's FP8 and
+  NVFP4 checkpoints and vLLM's kv_cache_dtype="auto" ship it; BF16 under weight-only
+  INT8/INT4; the weights' own otherwise; MLA models the attention precision.
+- max_concurrency: a paged KV cache (vLLM's PagedAttention, SOSP 2023) takes blocks as a
+  sequence grows, so a request holds prompt + output/2 tokens over its life on average;
+  the pool admits capacity / (prompt + output/2) requests.
 - Decode step (ITL): every step reads all resident weights (at serving batch sizes an MoE
   step touches nearly every expert; at batch 1 this overstates MoE reads) and each
   request's KV at the mean decode context prompt + output/2, over tp GPUs' bandwidth;
@@ -47,7 +52,15 @@ The model, step by step (each line is one line of code below):
   over ep GPUs (over tp at ep = 1); dense and attention weights over tp, or replicated on
   each GPU with dp_attention (which also drops the attention all-reduces). Each decode
   step with ep > 1 adds two all-to-alls per layer (dispatch and combine of each token's
-  BF16 hidden state to its k experts) timed by ``collective_time``.
+  hidden state to its k experts). a2a_backend = deepep_ll (default, DeepEP's low-latency
+  kernels: one latency plus the GPU's tokens·k·hidden bytes, FP8 out under FP8/FP4
+  weights and BF16 back, the off-node share (ep − g)/ep over the GPU's NIC and the rest
+  over NVLink in parallel) or nccl (``collective_time``'s bulk all-to-all, ep − 1
+  latency steps). overlap = two_batch (default; DeepSeek's dual micro-batch overlap,
+  SGLang's two-batch overlap): the step is max(composed step, all-to-all), with the
+  weights read once per micro-batch; none adds them.
+- dp_attention: each rank prefills its own prompts, so one prompt's FLOPs run on one GPU
+  and the replica prefills tp prompts at once (the round's prefill work / tp).
 - MLA (kv_lora_rank given): decode attention in the absorbed form, 2·heads·(2·kv_lora_rank
   + rope_head_dim) FLOPs per position of context and layer, at attention_precision's peak.
 - Compute efficiency: one given figure serves both phases; left out, prefill and decode
@@ -375,7 +388,8 @@ def serving_estimate(
     #   not a bulk all-to-all's ep − 1 ring steps.
     # - nccl: collective_time's bulk all-to-all (ep − 1 latency steps), BF16 both ways.
     ep_on = ep_ > 1
-    if np.any(ep_on):
+    any_ep = moe_layout and bool(np.any(ep_on))  # moe_layout: ep > 1 somewhere, or dp_attention
+    if any_ep:
         if hidden is None or experts_per_token is None:
             raise ValueError("ep > 1 needs hidden and experts_per_token")
         hid, top_k_ = f64(hidden), f64(experts_per_token)
@@ -417,19 +431,21 @@ def serving_estimate(
             overlap,
             a2a_backend,
         )
-        a2a_ms = np.zeros(np.broadcast_shapes(*(np.shape(x) for x in moot if x is not None)))
+        shapes = (
+            np.shape(x) for x in moot if x is not None and not isinstance(x, str | int | float)
+        )
+        a2a_ms = np.zeros(np.broadcast_shapes(*shapes))
     # overlap = two_batch (DeepSeek's dual micro-batch overlap; SGLang's two-batch overlap,
     # vLLM's dual-batch overlap): the batch runs as two micro-batches, one computing while
     # the other's dispatch/combine is in flight, so a step takes max(compute, all-to-all)
     # rather than their sum; each micro-batch's GEMMs stream the weights, so the weight
     # read counts twice. Only with ep > 1 (nothing to hide otherwise).
-    tbo = (np.asarray(overlap, dtype=str) == "two_batch") & ep_on
+    tbo = (np.asarray(overlap, dtype=str) == "two_batch") & ep_on if any_ep else False
     if np.any(tbo):
         memory_ms = _plus(memory_ms, np.where(tbo, weights_read_gb * 1e9 * to_ms_mem, 0.0))
-    step_ms = compose_step(memory_ms, compute_ms, step_p)
-    itl_ms = (
-        np.where(tbo, np.maximum(step_ms, a2a_ms), step_ms + a2a_ms) if np.any(ep_on) else step_ms
-    )
+    itl_ms = compose_step(memory_ms, compute_ms, step_p)
+    if any_ep:
+        itl_ms = np.where(tbo, np.maximum(itl_ms, a2a_ms), itl_ms + a2a_ms)
     if decode_comm_ms is not None:  # no full-grid add when there is nothing to add
         itl_ms = _plus(itl_ms, decode_comm_ms)  # in place: the composition's array is fresh
 
@@ -444,20 +460,20 @@ def serving_estimate(
     # FLOPs run on one GPU (its experts' share of the other ranks' tokens balances what it
     # sends out) and the replica prefills tp prompts in parallel; without it the tp GPUs
     # split one prompt.
-    ranks = np.where(dp_attn, tp_, 1.0)
+    ranks = np.where(dp_attn, tp_, 1.0) if moe_layout else 1.0
     prefill_ms = compose_step(
         prefill_flops / (tp_ / ranks * peak * 1e12 * ce_prefill) * 1e3,
         weights_read_gb * 1e9 / (tp_ * bw * 1e12 * be) * 1e3,
         step_p,
     )
-    if np.any(ep_on):  # the prompt's own all-to-alls, hidden under two-batch overlap
+    if any_ep:  # the prompt's own all-to-alls, hidden under two-batch overlap
         prefill_a2a = a2a_of(new_tokens / (tp_ / ranks))
         prefill_ms = np.where(tbo, np.maximum(prefill_ms, prefill_a2a), prefill_ms + prefill_a2a)
     if prefill_comm_ms is not None:
         prefill_ms = prefill_ms + prefill_comm_ms
 
     # Steady state: a request lives through its decode and the batch's prefills.
-    prefills_ms = conc * prefill_ms / ranks  # one round's prefill work, ranks in parallel
+    prefills_ms = conc / ranks * prefill_ms  # one round's prefill work, ranks in parallel
     request_ms = _plus(n_out * itl_ms, prefills_ms)
     tokens_per_s_total = (conc * n_out * 1e3) / request_ms
     # Under load: the mean gap between a user's tokens counts the other requests' prefills
