@@ -122,8 +122,11 @@ LEAVES_OUT = {
         "how MFU falls for small models on large clusters (the Llama 3.1 8B and 70B rows)."
     ),
     "collective_time": (
-        "Message sizes too small to reach the protocol's bandwidth, topology-aware "
-        "algorithm choice by NCCL's tuner, and contention with other traffic."
+        "Message sizes too small to reach the protocol's bandwidth (NCCL's LL and LL128 "
+        "protocols and its per-size tree corrections), the two-node tree and NVLS-tree "
+        "shortcuts that put busbw above the network's rate, SHARP in the switches, and "
+        "contention with other traffic. The algorithm is chosen as NCCL's tuner does, from "
+        "this model's own times. No published all-to-all row is in the set yet."
     ),
     "prefill": (
         "No published row in the set yet: serving_estimate's prefill_ms rows (TTFT at "

@@ -93,7 +93,7 @@ def collective_time(
         f64(nic_gbps),
         f64(latency_us),
         np.asarray(nvls, dtype=bool),
-        f64(protocol_efficiency if given_eff else np.nan),
+        f64(np.nan if protocol_efficiency is None else protocol_efficiency),
         f64(NET_EFFICIENCY if net_efficiency is None else net_efficiency),
     )
     n_f = n.astype(np.float64)
