@@ -392,7 +392,8 @@ def _serving_steps(p: Point) -> list[str]:
         )
         + f" × {p.n('prefill_compute_efficiency')}), p = {p.n('step_p')}"
         + (
-            ", plus the prompt's own EP all-to-alls"
+            ", plus the prompt's own EP all-to-alls (DeepEP's normal kernels: each token "
+            "crosses the network once per remote node its experts sit on)"
             + (" (overlapped: the larger of the two)" if _tbo(p) else "")
             if _ep(p)
             else ""
@@ -709,20 +710,23 @@ SERVING_ESTIMATE = CalculatorSpec(
             "Compute/all-to-all overlap (ep > 1)",
             kind=CHOICE,
             choices=OVERLAPS,
-            default="two_batch",
+            default="none",
             help="two_batch: two micro-batches, one computing while the other's all-to-all "
-            "is in flight (DeepSeek's dual micro-batch overlap, SGLang's two-batch "
-            "overlap), as published expert-parallel deployments run; a step takes "
-            "max(compute, all-to-all). none: they add.",
+            "is in flight (DeepSeek's dual micro-batch overlap, SGLang's "
+            "--enable-two-batch-overlap, vLLM's --enable-dbo); a step takes max(compute, "
+            "all-to-all), an upper bound on the gain. none (the engines' default): they "
+            "add.",
         ),
         Input(
             "a2a_backend",
             "All-to-all kernels (ep > 1)",
             kind=CHOICE,
             choices=A2A_BACKENDS,
-            default="deepep_ll",
-            help="deepep_ll: DeepEP's low-latency kernels, per-token RDMA writes to each "
-            "expert's GPU; nccl: a bulk all-to-all with ep − 1 latency steps.",
+            default="deepep",
+            help="deepep: DeepEP's low-latency kernels in decode (per-token RDMA writes to "
+            "each expert's GPU) and its normal kernels in prefill (one network copy per "
+            "remote node, forwarded over NVLink); nccl: a bulk all-to-all with ep − 1 "
+            "latency steps.",
         ),
         _count("gpus_per_node", "GPUs per NVLink domain (ep > 1)", default=8, hi=1024),
         Input(

@@ -155,3 +155,23 @@ def test_blackwell_ultra_presets_carry_fp4_and_interconnect() -> None:
     assert gb300.peaks["fp4"] == pytest.approx(1_080_000 / 72)
     assert (b300.nvlink_gbs, b300.nvl_domain, b300.nic_gbps) == (900, 8, 800)
     assert (gb300.nvlink_gbs, gb300.nvl_domain, gb300.nic_gbps) == (900, 72, 800)
+
+
+def test_prefill_all_to_all_crosses_the_network_once_per_remote_node() -> None:
+    # DeepEP's normal (prefill) kernels forward over NVLink inside the destination node.
+    # tp = ep = 16 over nodes of 8 (N = 2 nodes), top-2: a token's 2 experts touch on
+    # average (N − 1)(1 − (1 − 1/N)^k) = 1 × (1 − 0.25) = 0.75 remote nodes. A prompt of
+    # 1,000 tokens split over the 16 GPUs: 62.5 tokens each × 4,096 × (2 + 2 B, BF16 both
+    # ways) × 0.75 = 768,000 B over the NIC at 41 GB/s = 18.732 µs (the NVLink share,
+    # 62.5 × 2 × 4,096 × 4 × 7/16 / 369e9 = 2.428 µs, runs beside it), + 2 × 5 µs;
+    # 10 layers: 0.28732 ms added to prefill_ms (overlap none, the default).
+    wide = {**MOE, "tp": 16}
+    with_ep = serving_estimate(**wide, ep=16)
+    plain = serving_estimate(**wide)
+    per_layer_s = 2 * 5e-6 + 62.5 * 4096 * 4 * 0.75 / (50e9 * 0.82)
+    added = float(with_ep["prefill_ms"]) - float(plain["prefill_ms"])
+    assert added == pytest.approx(10 * per_layer_s * 1e3)
+    # decode's low-latency kernels send one copy per expert: 0.5 × 2 copies = 1 per token
+    decode_added = float(with_ep["itl_ms"]) - float(plain["itl_ms"])
+    per_layer_decode = 2 * 5e-6 + 0.5 * 2 * 4096 * 4 * 0.5 / (50e9 * 0.82)
+    assert decode_added == pytest.approx(10 * per_layer_decode * 1e3)
