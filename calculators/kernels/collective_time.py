@@ -82,9 +82,18 @@ def collective_time(
     each candidate's time (ring_ms, tree_ms, nvls_ms; nan where it does not apply) and the
     efficiencies used."""
     given_eff = protocol_efficiency is not None
-    op_, algo, size_mb, n, g, intra_line, nics, nic, lat, nvls_ok, eff_given, net_eff = broadcast(
-        np.asarray(op, dtype=str),
-        np.asarray(algorithm, dtype=str),
+    # Name comparisons on the inputs as given (usually one string), before broadcasting.
+    op_in, algo_in = np.asarray(op, dtype=str), np.asarray(algorithm, dtype=str)
+    (
+        is_ar, is_a2a, is_bc, auto, want_tree, want_nvls,
+        size_mb, n, g, intra_line, nics, nic, lat, nvls_ok, eff_given, net_eff,
+    ) = broadcast(
+        op_in == "all_reduce",
+        op_in == "all_to_all",
+        op_in == "broadcast",
+        algo_in == "auto",
+        algo_in == "tree",
+        algo_in == "nvls",
         f64(message_mb),
         i64(gpus),
         i64(gpus_per_node),
@@ -95,16 +104,13 @@ def collective_time(
         np.asarray(nvls, dtype=bool),
         f64(np.nan if protocol_efficiency is None else protocol_efficiency),
         f64(NET_EFFICIENCY if net_efficiency is None else net_efficiency),
-    )
+    )  # fmt: skip
     n_f = n.astype(np.float64)
     g_eff = np.minimum(g, n).astype(np.float64)  # a job smaller than a node uses n GPUs of it
     nodes = np.ceil(n_f / g_eff)
     multi = nodes > 1
     log_nodes = np.ceil(np.log2(nodes))
 
-    is_ar = op_ == "all_reduce"
-    is_a2a = op_ == "all_to_all"
-    is_bc = op_ == "broadcast"
     share = (n_f - 1) / n_f
     factor = np.where(is_ar, 2 * share, np.where(is_bc, 1.0, share))
     size_gb = size_mb / 1e3
@@ -116,51 +122,69 @@ def collective_time(
     ring_eff, tree_eff, nvls_eff = eff_of("ring"), eff_of("tree"), eff_of("nvls")
     inter = nics * nic / 8.0 * net_eff  # GB/s leaving one node, after the network's efficiency
     inter_s = np.where(multi, factor * size_gb / inter, 0.0)  # ring, tree and NVLS-tree alike
-    nan = np.full(n_f.shape, np.nan)
+    inf = np.inf  # a candidate no cell can use is not computed
 
     # Ring: every rank moves factor × size through the slower stage; 2(n-1) or n-1 steps.
     ring_intra_s = factor * size_gb / (intra_line * ring_eff)
     ring_steps = np.where(is_ar, 2 * (n_f - 1), n_f - 1)
     ring_s = np.maximum(ring_intra_s, inter_s) + ring_steps * lat_s
     # Tree: the same bytes at 0.92 of the bandwidth; all-reduce in NCCL's chain + tree steps.
-    tree_bw = np.where(is_ar, TREE_BANDWIDTH, 1.0)
-    tree_intra_s = factor * size_gb / (intra_line * tree_eff * tree_bw)
-    tree_steps = np.where(
-        is_ar, 2.0 * ((g_eff - 1) + log_nodes), np.ceil(np.log2(np.maximum(n_f, 2.0)))
-    )
-    tree_s = np.maximum(tree_intra_s, inter_s / tree_bw) + tree_steps * lat_s
+    tree_bw: np.ndarray | float = 1.0
+    tree_intra_s: np.ndarray | float = inf
+    tree_s: np.ndarray | float = inf
+    if np.any(want_tree | (auto & is_ar)):
+        tree_bw = np.where(is_ar, TREE_BANDWIDTH, 1.0)
+        tree_intra_s = factor * size_gb / (intra_line * tree_eff * tree_bw)
+        tree_steps = np.where(
+            is_ar, 2.0 * ((g_eff - 1) + log_nodes), np.ceil(np.log2(np.maximum(n_f, 2.0)))
+        )
+        tree_s = np.maximum(tree_intra_s, inter_s / tree_bw) + tree_steps * lat_s
     # NVLS (all-reduce only): the buffer once each way through the switch; NVLS-tree across
     # nodes. Other collectives asked for nvls run as a ring.
-    nvls_intra_s = size_gb / (intra_line * nvls_eff)
-    nvls_s = np.maximum(nvls_intra_s, inter_s) + (2.0 + 2.0 * log_nodes) * lat_s
+    nvls_here = is_ar & (want_nvls | (auto & nvls_ok))
+    nvls_intra_s: np.ndarray | float = inf
+    nvls_s: np.ndarray | float = inf
+    if np.any(nvls_here):
+        nvls_intra_s = size_gb / (intra_line * nvls_eff)
+        nvls_s = np.maximum(nvls_intra_s, inter_s) + (2.0 + 2.0 * log_nodes) * lat_s
     # All-to-all: the on-node part over NVLink, the off-node part of all g GPUs over the
     # NICs; one message, so one latency, to each of the n - 1 peers.
-    a2a_intra_s = (g_eff - 1) / n_f * size_gb / (intra_line * ring_eff)
-    a2a_inter_s = np.where(multi, g_eff * (n_f - g_eff) / n_f * size_gb / inter, 0.0)
-    a2a_s = np.maximum(a2a_intra_s, a2a_inter_s) + (n_f - 1) * lat_s
+    a2a_intra_s: np.ndarray | float = 0.0
+    a2a_inter_s: np.ndarray | float = 0.0
+    a2a_s: np.ndarray | float = 0.0
+    if np.any(is_a2a):
+        a2a_intra_s = (g_eff - 1) / n_f * size_gb / (intra_line * ring_eff)
+        a2a_inter_s = np.where(multi, g_eff * (n_f - g_eff) / n_f * size_gb / inter, 0.0)
+        a2a_s = np.maximum(a2a_intra_s, a2a_inter_s) + (n_f - 1) * lat_s
 
-    tree_ok = is_ar
-    nvls_here = is_ar & (nvls_ok | (algo == "nvls"))
     # auto: the least of the candidates that apply (ties go to ring, then tree).
-    auto_tree = tree_ok & (tree_s < ring_s)
-    best = np.where(auto_tree, tree_s, ring_s)
-    auto_nvls = is_ar & nvls_ok & (nvls_s < best)
-    auto = algo == "auto"
-    use_tree = ((algo == "tree") | (auto & auto_tree & ~auto_nvls)) & ~is_a2a
-    use_nvls = ((algo == "nvls") | (auto & auto_nvls)) & is_ar
-    time_s = np.where(is_a2a, a2a_s, np.where(use_nvls, nvls_s, np.where(use_tree, tree_s, ring_s)))
-    intra_s = np.where(
-        is_a2a,
-        a2a_intra_s,
-        np.where(use_nvls, nvls_intra_s, np.where(use_tree, tree_intra_s, ring_intra_s)),
-    )
-    stage_inter_s = np.where(is_a2a, a2a_inter_s, np.where(use_tree, inter_s / tree_bw, inter_s))
-    used = np.where(
-        is_a2a, "all_to_all", np.where(use_nvls, "nvls", np.where(use_tree, "tree", "ring"))
-    )
-    link_eff = np.where(use_nvls, nvls_eff, np.where(use_tree, tree_eff, ring_eff))
+    auto_tree = is_ar & (tree_s < ring_s)
+    auto_nvls = is_ar & nvls_ok & (nvls_s < np.where(auto_tree, tree_s, ring_s))
+    use_tree = (want_tree | (auto & auto_tree & ~auto_nvls)) & ~is_a2a
+    use_nvls = (want_nvls | (auto & auto_nvls)) & is_ar
+    # One code per cell, 0 ring, 1 tree, 2 nvls, 3 all-to-all, picks every per-algorithm
+    # figure in one pass each (np.choose) rather than three nested np.where.
+    code = np.array(use_tree, dtype=np.int8)  # an array even for scalar inputs
+    code[np.asarray(use_nvls)] = 2
+    code[np.asarray(is_a2a)] = 3
+
+    one = int(code.flat[0]) if code.size and code.min() == code.max() else None
+
+    def pick(*choices: np.ndarray | float) -> np.ndarray:
+        if one is not None:  # the usual sweep: one algorithm in every cell, no gather
+            return np.broadcast_to(choices[one], code.shape)
+        return np.choose(code, [np.asarray(c) for c in choices])
+
+    time_s = pick(ring_s, tree_s, nvls_s, a2a_s)
+    intra_s = pick(ring_intra_s, tree_intra_s, nvls_intra_s, a2a_intra_s)
+    stage_inter_s = pick(inter_s, inter_s / tree_bw, inter_s, a2a_inter_s)
+    used = np.empty(code.shape, dtype=object)  # 0-d too: np.take would return a bare str
+    np.take(np.array(["ring", "tree", "nvls", "all_to_all"], dtype=object), code, out=used)
+    link_eff = pick(ring_eff, tree_eff, nvls_eff, ring_eff)
     with np.errstate(divide="ignore", invalid="ignore"):
         algbw = np.where(time_s > 0, size_gb / time_s, 0.0)
+    tree_out = np.where(is_ar, tree_s, np.nan) * 1e3
+    nvls_out = np.where(nvls_here, nvls_s, np.nan) * 1e3
     return {
         "factor": factor,
         "nodes": nodes.astype(np.int64),
@@ -169,10 +193,10 @@ def collective_time(
         "busbw_gbs": algbw * factor,
         "time_ms": time_s * 1e3,
         "bottleneck": labels_where(stage_inter_s > intra_s, "inter", "intra"),
-        "algorithm_used": used.astype(object),
-        "ring_ms": np.where(is_a2a, nan, ring_s * 1e3),
-        "tree_ms": np.where(tree_ok, tree_s * 1e3, nan),
-        "nvls_ms": np.where(nvls_here, nvls_s * 1e3, nan),
+        "algorithm_used": used,
+        "ring_ms": np.where(is_a2a, np.nan, ring_s * 1e3),
+        "tree_ms": tree_out,
+        "nvls_ms": nvls_out,
         "link_efficiency": link_eff,
         "net_efficiency": np.where(multi, net_eff, np.nan),
     }

@@ -119,3 +119,16 @@ def test_pipeline_bubble_follows_megatron() -> None:
     # No pipeline, no bubble: the two MFUs agree.
     flat = training_budget(**{**base, "pp": 1})
     assert float(flat["mfu_run"]) == 0.4 and float(flat["bubble_overhead"]) == 0.0
+
+
+def test_a_sweep_over_algorithms_and_ops_equals_one_call_per_point() -> None:
+    # The vectorised choice (one code per cell) must give what each point gives alone.
+    ops = ["all_reduce", "all_reduce", "all_reduce", "all_reduce", "all_to_all", "all_gather"]
+    algos = ["auto", "ring", "tree", "nvls", "auto", "tree"]
+    swept = collective_time(op=ops, message_mb=300, gpus=64, algorithm=algos)
+    for i, (op, algorithm) in enumerate(zip(ops, algos, strict=True)):
+        alone = collective_time(op=op, message_mb=300, gpus=64, algorithm=algorithm)
+        for key in ("time_ms", "busbw_gbs", "link_efficiency"):
+            assert float(swept[key][i]) == pytest.approx(float(alone[key])), (i, key)
+        assert swept["algorithm_used"][i] == alone["algorithm_used"].item()
+        assert swept["bottleneck"][i] == alone["bottleneck"].item()
