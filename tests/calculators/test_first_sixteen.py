@@ -31,6 +31,9 @@ from calculators.kernels import (
 from calculators.model_catalog import MODELS, ConfigError, read_hf_config
 from calculators.validation import validate
 
+# Every link at its line rate, one ring: the figures below are worked by hand on it.
+AT_LINE_RATE = dict(protocol_efficiency=1.0, net_efficiency=1.0, algorithm="ring")
+
 # ---------------------------------------------------------------- public reference figures
 
 
@@ -441,20 +444,12 @@ def test_more_gpus_never_lower_bus_bandwidth(op, message_mb, n, more, nodes, mor
     Ring collectives only: all-to-all sends a growing share of each buffer off the node as
     nodes are added, so its busbw falls towards the per-GPU network share (tested below)."""
     kw = dict(op=op, message_mb=message_mb, gpus_per_node=8, latency_us=0)
-    few = collective_time(
-        protocol_efficiency=1.0, net_efficiency=1.0, algorithm="ring", gpus=n, **kw
-    )
-    many = collective_time(
-        protocol_efficiency=1.0, net_efficiency=1.0, algorithm="ring", gpus=min(n + more, 8), **kw
-    )
+    few = collective_time(**AT_LINE_RATE, gpus=n, **kw)
+    many = collective_time(**AT_LINE_RATE, gpus=min(n + more, 8), **kw)
     assert many["busbw_gbs"] >= few["busbw_gbs"] * (1 - 1e-9)
-    few = collective_time(
-        protocol_efficiency=1.0, net_efficiency=1.0, algorithm="ring", gpus=8 * nodes, **kw
-    )
+    few = collective_time(**AT_LINE_RATE, gpus=8 * nodes, **kw)
     many = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         gpus=8 * (nodes + more_nodes),
         **kw,
     )
@@ -466,9 +461,7 @@ def test_all_to_all_bus_bandwidth_falls_towards_the_network_share():
     of each buffer leaves the node, 8 × 8/16 × S / 400 GB/s, so busbw = (15/16) × 400 / 4
     = 93.75 GB/s, and it falls towards 50 as nodes are added."""
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_to_all",
         message_mb=100,
         gpus=[16, 32, 64, 512],

@@ -33,6 +33,9 @@ from calculators.kernels.mig_profiles import (
     mig_profile_names,
 )
 
+# Every link at its line rate, one ring: the figures below are worked by hand on it.
+AT_LINE_RATE = dict(protocol_efficiency=1.0, net_efficiency=1.0, algorithm="ring")
+
 
 def close(actual, expected):
     assert np.asarray(actual) == pytest.approx(expected, rel=1e-12)
@@ -100,9 +103,7 @@ def test_all_to_all_inside_one_node_by_hand():
     """8 GPUs in one node: each sends 7/8 of a 1 GB buffer over 450 GB/s, 1.9444 ms; no
     inter-node link (nan), the intra-node link is the bottleneck."""
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_to_all",
         message_mb=1000,
         gpus=8,
@@ -112,9 +113,7 @@ def test_all_to_all_inside_one_node_by_hand():
     assert math.isnan(out["inter_gbs"]) and out["nodes"] == 1
     assert out["bottleneck"] == "intra"
     two = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_to_all",
         message_mb=1000,
         gpus=16,
@@ -127,9 +126,7 @@ def test_gather_pays_one_latency_per_ring_step():
     """All-gather over 8 GPUs in a node: 7 ring steps of 10 µs = 0.07 ms on top of
     7/8 × 0.45 GB / 450 GB/s = 0.875 ms. All-reduce takes 2 × 7 steps."""
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op=["all_gather", "all_reduce"],
         message_mb=450,
         gpus=8,
@@ -140,9 +137,7 @@ def test_gather_pays_one_latency_per_ring_step():
 
 def test_one_gpu_moves_nothing_and_reports_no_bandwidth():
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_reduce",
         message_mb=100,
         gpus=1,

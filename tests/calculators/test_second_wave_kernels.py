@@ -11,15 +11,16 @@ from pytest import approx
 
 from calculators.kernels import collective_time, queueing, speculative_decoding, training_budget
 
+# Every link at its line rate, one ring: the figures below are worked by hand on it.
+AT_LINE_RATE = dict(protocol_efficiency=1.0, net_efficiency=1.0, algorithm="ring")
+
 
 def test_all_reduce_bus_bandwidth_follows_nccl_tests_definition():
     """nccl-tests PERFORMANCE.md: busbw = algbw × 2(n-1)/n for all-reduce. Inside one node
     of 8 GPUs at 450 GB/s with no latency, time = 1.75 × 14 GB / 450 GB/s = 54.44 ms and
     busbw is the link rate itself."""
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_reduce",
         message_mb=14000,
         gpus=8,
@@ -39,25 +40,19 @@ def test_rail_optimised_nodes_keep_the_inter_node_gap_small():
     = 69.5 ms: about 1.28x the 54.5 ms inside one node, not 10x. With one NIC per node
     it is 8x slower again."""
     rail = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_reduce",
         message_mb=14000,
         gpus=64,
     )
     one_node = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_reduce",
         message_mb=14000,
         gpus=8,
     )
     one_nic = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_reduce",
         message_mb=14000,
         gpus=64,
@@ -74,9 +69,7 @@ def test_gather_scatter_and_all_to_all_factors():
     over 2 nodes of 4 GPUs sends 4 × 4/8 of each buffer off each node."""
     ops = np.array(["all_gather", "reduce_scatter", "all_to_all", "broadcast"])
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op=ops,
         message_mb=1000,
         gpus=8,
@@ -85,9 +78,7 @@ def test_gather_scatter_and_all_to_all_factors():
     )
     assert out["factor"].tolist() == approx([7 / 8, 7 / 8, 7 / 8, 1.0])
     a2a = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_to_all",
         message_mb=1000,
         gpus=8,
@@ -101,9 +92,7 @@ def test_gather_scatter_and_all_to_all_factors():
 
 def test_more_nics_never_slow_a_collective():
     out = collective_time(
-        protocol_efficiency=1.0,
-        net_efficiency=1.0,
-        algorithm="ring",
+        **AT_LINE_RATE,
         op="all_reduce",
         message_mb=512,
         gpus=32,
