@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from .readers import EntitlementQuerySet
+
 
 class Purchase(models.Model):
     """One checkout of the one-time premium plan, keyed by the provider's ids."""
@@ -126,6 +128,8 @@ class Entitlement(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+
+    objects = EntitlementQuerySet.as_manager()
 
     class Meta:
         ordering = ["-granted_at", "-id"]

@@ -4,12 +4,18 @@ signed-in learner's time zone is activated for the request (``profile.zone_to_sh
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.middleware import AuthenticationMiddleware
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
+
+from inferview.access import readers
 
 from . import profile, security
 
@@ -49,3 +55,22 @@ class AccountSecurityMiddleware:
                 finally:
                     timezone.deactivate()
         return self.get_response(request)
+
+
+class ReaderAuthenticationMiddleware(AuthenticationMiddleware):
+    """Django's, except that the lazy ``request.user`` is loaded with the reader's row the
+    session load read beside the session (``accounts.sessions``), not with a read of its
+    own. The row is offered only to this request's ``auth.get_user``."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        super().process_request(request)
+        request.user = SimpleLazyObject(lambda: _get_user(request))  # type: ignore[assignment]
+
+
+def _get_user(request: HttpRequest) -> Any:
+    if not hasattr(request, "_cached_user"):
+        session = request.session
+        session.get(auth.SESSION_KEY)  # load it now, and the row with it
+        with readers.prefetched(getattr(session, "prefetched_reader", None)):
+            request._cached_user = auth.get_user(request)  # type: ignore[attr-defined]
+    return request._cached_user  # type: ignore[attr-defined]

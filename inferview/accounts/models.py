@@ -1,9 +1,11 @@
 from typing import Any
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Lower
+
+from inferview.access.readers import ReaderQuerySet
 
 from . import names
 
@@ -22,6 +24,11 @@ class Theme(models.TextChoices):
     SYSTEM = "system", "Follow the system setting"
     LIGHT = "light", "Light"
     DARK = "dark", "Dark"
+
+
+class ReaderManager(UserManager.from_queryset(ReaderQuerySet)):  # type: ignore[misc]
+    """Django's user manager whose ``update`` forgets the cached readers it changes
+    (``inferview.access.readers``)."""
 
 
 class User(AbstractUser):
@@ -73,6 +80,8 @@ class User(AbstractUser):
         default=True,
         help_text="One email per reply to a comment of yours; nothing else is sent.",
     )
+
+    objects = ReaderManager()
 
     class Meta(AbstractUser.Meta):
         constraints = [

@@ -75,7 +75,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, with the reader's row read beside the session (inferview.accounts.sessions)
+    "inferview.accounts.middleware.ReaderAuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "inferview.pages.cache.PersonalVersionMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -150,7 +151,7 @@ if REDIS_URL:
     }
     # Sessions read from Redis, kept in the database (inferview.sessions): a signed-in
     # page, even one served whole from the page cache, then costs no session query.
-    SESSION_ENGINE = "inferview.sessions"
+    SESSION_ENGINE = "inferview.accounts.sessions"
 else:
     # A database cache is shared by every process on the machine, which rate limiting needs.
     CACHES = {

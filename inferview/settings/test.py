@@ -10,7 +10,7 @@ CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "local": CACHES["local"],  # noqa: F405
 }
-SESSION_ENGINE = "inferview.sessions"  # as production runs it (with Redis)
+SESSION_ENGINE = "inferview.accounts.sessions"  # as production runs it (with Redis)
 # Tests exercise the local payment provider explicitly.
 PAYMENTS_LOCAL_PROVIDER = True
 SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
