@@ -27,7 +27,9 @@ falling due) is bounded by PERSONAL_SECONDS.
 
 A reader's miss on a page that has a *filler* (question and calculator pages) is not
 rendered for them alone: it is their tier's shared part (``pages.shared``) with their own
-parts filled in, and that filled page becomes their copy.
+parts filled in, and that filled page becomes their copy. A page whose filler is
+``shared.no_parts`` (calculators, guides) keeps no copy per reader: filling its shared part
+costs less than reading one.
 """
 
 from __future__ import annotations
@@ -184,6 +186,10 @@ def _personal(
                 return response
         return view(request, *args, **kwargs)
 
+    if filler is shared.no_parts and not request.user.is_staff:
+        # Nothing of the reader's but what ``shared.fill`` puts in (form tokens, theme):
+        # the shared part, from this process's memory, is cheaper than a copy of their own.
+        return render()
     key = _personal_key(request, tier)
     if key is None:
         return render()

@@ -415,10 +415,11 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
-@anonymous_page
+@anonymous_page(filler=shared.no_parts)
 def search(request: HttpRequest) -> HttpResponse:
     """Search page: one page of 20 ranked hits, the total and a count per kind, a correction
-    for a misspelt query, and snippets cut only from text this viewer may read."""
+    for a misspelt query, and snippets cut only from text this viewer may read. Nothing on
+    it is the reader's own, so a signed-in reader gets their tier's shared part."""
     text = request.GET.get("q", "").strip()
     filters = site_search.SearchFilters.from_params(request.GET)
     try:
@@ -444,7 +445,7 @@ def search(request: HttpRequest) -> HttpResponse:
         if text
         else None
     )
-    return render(
+    response = render(
         request,
         "questions/search.html",
         {
@@ -455,5 +456,9 @@ def search(request: HttpRequest) -> HttpResponse:
             "difficulties": Difficulty.choices,
             "kinds": Kind.choices,
             "types": list(site_search.TYPE_LABELS.items()),
+            **shared.context(request),
         },
     )
+    if shared.is_shared_render(request):
+        response.shared_data = {}  # type: ignore[attr-defined]
+    return response
