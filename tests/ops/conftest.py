@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.ops.stack import migrate_and_seed, services_missing
+from tests.ops.stack import RedisServer, migrate_and_seed, services_missing
 from tests.ops.support import base_env, fresh_database
 
 
@@ -19,3 +19,15 @@ def ops_database(tmp_path_factory):
     with fresh_database(workdir) as url:
         seed = migrate_and_seed(base_env(DATABASE_URL=url, INFERVIEW_VAR_DIR=str(workdir)))
         yield url, seed
+
+
+@pytest.fixture(scope="module")
+def redis_server(request, tmp_path_factory):
+    """A redis-server of the test module's own on a spare port, which its tests may stop,
+    pause or restart (the Redis on 6379 is never touched)."""
+    server = RedisServer(
+        tmp_path_factory.mktemp(f"{request.module.__name__.rpartition('.')[2]}-redis")
+    )
+    server.start()
+    yield server
+    server.stop()

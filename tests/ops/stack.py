@@ -339,3 +339,46 @@ def stack_env(workdir: Path, database_url: str, redis_url: str, **extra: str) ->
 
 
 COMMENT_RE = re.compile(r"ops comment \d+")
+
+
+#: Figures the fault tests record (var/test-artifacts/fault-figures.json; docs/operations.md
+#: quotes them).
+FIGURES: dict[str, object] = {}
+
+
+def record(name: str, value: object) -> None:
+    FIGURES[name] = value
+    out = ROOT / "var" / "test-artifacts"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "fault-figures.json").write_text(json.dumps(FIGURES, indent=2))
+
+
+def post_run(base: str, body: dict, timeout: float = 10) -> requests.Response:
+    return requests.post(base + "/api/v1/calculators/kv_cache/runs/", json=body, timeout=timeout)
+
+
+def wait_until_running(stack: Stack, run_id: str, timeout: float = 20) -> str:
+    deadline = time.monotonic() + timeout
+    with stack.db() as conn:  # one connection, polled every few milliseconds
+        while time.monotonic() < deadline:
+            (status,) = conn.execute(
+                "SELECT status FROM calculators_calculationrun WHERE id = %s", (run_id,)
+            ).fetchone()
+            if status != "queued":
+                return status
+            time.sleep(0.003)
+    raise TimeoutError(f"run {run_id} never started")
+
+
+def wait_for_row(stack: Stack, run_id: str, timeout: float = 30) -> tuple[str, str]:
+    """(status, error) once the run is done or failed, read from the database: the API
+    would serialise the whole result on every poll."""
+    deadline = time.monotonic() + timeout
+    with stack.db() as conn:
+        while True:
+            status, error = conn.execute(
+                "SELECT status, error FROM calculators_calculationrun WHERE id = %s", (run_id,)
+            ).fetchone()
+            if status in ("done", "failed") or time.monotonic() > deadline:
+                return status, error
+            time.sleep(0.01)

@@ -17,28 +17,22 @@ import time
 import pytest
 
 from tests.ops.stack import (
-    RedisServer,
     Stack,
     children,
+    post_run,
+    record,
     stack_env,
     sweep_inputs,
     wait_for_log,
+    wait_for_row,
+    wait_until_running,
 )
 from tests.ops.support import BIN, ROOT
-from tests.ops.test_faults import post_run, record, wait_for_row, wait_until_running
 
 pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.postgres]
 
 PRODUCTION_VISIBILITY_TIMEOUT = 120  # inferview/settings/base.py's default
 BACK_WITHIN_SECONDS = 30
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("dead-worker-redis"))
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")

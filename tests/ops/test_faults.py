@@ -10,7 +10,6 @@ var/test-artifacts/fault-figures.json (docs/operations.md quotes them).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -26,39 +25,27 @@ import redis as redis_lib
 import requests
 
 from tests.ops.stack import (
-    RedisServer,
+    FIGURES,
     Stack,
     children,
     csrf_post,
+    post_run,
+    record,
     sign_in,
     stack_env,
     sweep_inputs,
     wait_for_log,
+    wait_for_row,
     wait_for_run,
+    wait_until_running,
 )
-from tests.ops.support import ROOT, free_port, stop
+from tests.ops.support import free_port, stop
 
 pytestmark = [pytest.mark.faults, pytest.mark.worker, pytest.mark.postgres]
 
 KILLS = 20
 POINTS = 8_000  # kv_cache over this many sequence lengths: a few tenths of a second
 VISIBILITY_TIMEOUT = 4  # seconds; production's is 120 (settings), the test cannot wait that long
-FIGURES: dict[str, object] = {}
-
-
-def record(name: str, value: object) -> None:
-    FIGURES[name] = value
-    out = ROOT / "var" / "test-artifacts"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "fault-figures.json").write_text(json.dumps(FIGURES, indent=2))
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("fault-redis"))
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -79,37 +66,6 @@ def stack(ops_database, redis_server, tmp_path_factory):
         yield st
     finally:
         st.stop_all()
-
-
-def post_run(base: str, body: dict, timeout: float = 10) -> requests.Response:
-    return requests.post(base + "/api/v1/calculators/kv_cache/runs/", json=body, timeout=timeout)
-
-
-def wait_until_running(stack: Stack, run_id: str, timeout: float = 20) -> str:
-    deadline = time.monotonic() + timeout
-    with stack.db() as conn:  # one connection, polled every few milliseconds
-        while time.monotonic() < deadline:
-            (status,) = conn.execute(
-                "SELECT status FROM calculators_calculationrun WHERE id = %s", (run_id,)
-            ).fetchone()
-            if status != "queued":
-                return status
-            time.sleep(0.003)
-    raise TimeoutError(f"run {run_id} never started")
-
-
-def wait_for_row(stack: Stack, run_id: str, timeout: float = 30) -> tuple[str, str]:
-    """(status, error) once the run is done or failed, read from the database: the API
-    would serialise the whole result on every poll."""
-    deadline = time.monotonic() + timeout
-    with stack.db() as conn:
-        while True:
-            status, error = conn.execute(
-                "SELECT status, error FROM calculators_calculationrun WHERE id = %s", (run_id,)
-            ).fetchone()
-            if status in ("done", "failed") or time.monotonic() > deadline:
-                return status, error
-            time.sleep(0.01)
 
 
 def test_killing_a_worker_child_mid_run_loses_no_run(stack):
