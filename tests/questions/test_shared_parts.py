@@ -145,6 +145,22 @@ def test_a_shared_part_never_reaches_a_reader_of_another_tier(
     assert response["X-Page-Cache"] == "shared" and "The premium reasoning." in upgraded
 
 
+def test_a_search_page_is_its_tier_s_shared_part_and_never_another_tier_s(
+    client_for, free_user, verified_user, premium_user
+):
+    QuestionFactory(access="premium", title="Tile sizes", answer="Premium quokka reasoning.")
+    url = "/search/?q=quokka"
+    _, premium = page(browser(client_for, premium_user, "q" * 32), url)  # rendered first
+    assert "Tile sizes" in premium and "reasoning" in premium  # a snippet of the answer
+    response, free = page(browser(client_for, free_user, "r" * 32), url)
+    assert "reasoning" not in free and "Tile sizes" not in free  # locked text is not searched
+    c = browser(client_for, verified_user, "s" * 32)
+    with CaptureQueriesContext(connection) as queries:
+        response, again = page(c, url)
+    assert response["X-Page-Cache"] == "shared" and len(queries) == 1  # the user
+    assert normal(again) == normal(free)
+
+
 def test_the_keys_hold_the_tier(rf):
     from inferview.access.policy import Tier
 
