@@ -107,9 +107,14 @@ def _kv_steps(p: Point) -> list[str]:
         return [f"kv_bytes_per_token = {p.f('kv_bytes_per_token')} (given)"]
     kv = p.v("kv_precision_used") if p.has("kv_precision_used") else p.v("kv_precision")
     size = number(_bytes(kv))
+    mla = p.inputs.get("kv_lora_rank") is not None and p.inputs.get("rope_head_dim") is not None
     if p.v("kv_precision") == "auto":
-        kv = f"{kv}, auto: the KV cache follows the checkpoint down to FP8"
-    if p.inputs.get("kv_lora_rank") is not None and p.inputs.get("rope_head_dim") is not None:
+        kv += (
+            ", auto: an MLA latent at the attention precision"
+            if mla
+            else ", auto: the KV cache follows the weights down to FP8"
+        )
+    if mla:
         return [
             f"kv_bytes_per_token (MLA) = layers × (kv_lora_rank + rope_head_dim) × "
             f"bytes({kv}) = {p.n('layers')} × ({p.n('kv_lora_rank')} + "
