@@ -66,6 +66,7 @@ class GpuPreset:
     nvl_domain: int | None = None
     nics_per_node: int | None = None
     nic_gbps: float | None = None
+    nvls: bool | None = None  # NVLink SHARP in the NVSwitch (NCCL's NVLS algorithms)
     interconnect_source: str = ""
 
     def peak(self, precision: str) -> float | None:
@@ -119,6 +120,7 @@ class GpuPreset:
             "nvl_domain": self.nvl_domain,
             "nics_per_node": self.nics_per_node,
             "nic_gbps": self.nic_gbps,
+            "nvls": self.nvls,
             "interconnect_source": self.interconnect_source,
         }
 
@@ -558,9 +560,16 @@ INTERCONNECT: dict[str, tuple[float | None, int | None, int | None, float | None
         "896 GB/s peer-to-peer both ways), https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",
     ),
 }
+#: Systems whose NVSwitch does NVLink SHARP (third-generation NVSwitch and later: HGX/DGX
+#: H100-class boards and Blackwell NVLink domains), so NCCL may run NVLS and NVLS-tree.
+#: A100's second-generation NVSwitch, NVLink bridges (PCIe, NVL cards), a lone GH200 and
+#: AMD's Infinity Fabric do not. Source: NVIDIA NVLink and NVSwitch page (SHARP in the
+#: third-generation NVSwitch); NCCL's NVLS needs NVSwitch systems (NCCL_NVLS_ENABLE).
+NVLS_SYSTEMS = frozenset({"h100-sxm", "h200", "h800", "h20", "b200", "b300", "gb200", "gb300"})
 GPUS = {
     slug: replace(
         gpu,
+        nvls=slug in NVLS_SYSTEMS,
         nvlink_gbs=INTERCONNECT[slug][0],
         nvl_domain=INTERCONNECT[slug][1],
         nics_per_node=INTERCONNECT[slug][2],

@@ -115,7 +115,9 @@ def preset_figures(
         else:
             figure = getattr(gpu, fill.attribute)
         if figure is not None:
-            values[name] = figure if isinstance(figure, str) else float(figure) * fill.scale
+            values[name] = (
+                figure if isinstance(figure, (str, bool)) else float(figure) * fill.scale
+            )
     return values
 
 

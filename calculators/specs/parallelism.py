@@ -316,7 +316,11 @@ COLLECTIVE_TIME = CalculatorSpec(
     steps=_collective_steps,
     texts=_collective_texts,
     chart=_collective_chart,
-    preset_fills={"intra_gbs": PresetFill("nvlink_gbs"), "nic_gbps": PresetFill("nic_gbps")},
+    preset_fills={
+        "intra_gbs": PresetFill("nvlink_gbs"),
+        "nic_gbps": PresetFill("nic_gbps"),
+        "nvls": PresetFill("nvls"),
+    },
     example={"op": "all_reduce", "message_mb": 14000, "gpus": 64},
 )
 

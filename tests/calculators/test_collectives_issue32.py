@@ -132,3 +132,16 @@ def test_a_sweep_over_algorithms_and_ops_equals_one_call_per_point() -> None:
             assert float(swept[key][i]) == pytest.approx(float(alone[key])), (i, key)
         assert swept["algorithm_used"][i] == alone["algorithm_used"].item()
         assert swept["bottleneck"][i] == alone["bottleneck"].item()
+
+
+@pytest.mark.parametrize(
+    ("preset", "nvls"),
+    [("h100-sxm", True), ("b200", True), ("a100-80gb", False), ("h100-pcie", False)],
+)
+def test_a_preset_says_whether_its_nvswitch_offers_nvls(preset, nvls) -> None:
+    # A100's NVSwitch and NVLink bridges have no NVLink SHARP: auto must not pick NVLS there.
+    # 8 GPUs, 1 GiB: NVLS's 2 steps beat the ring's 14 wherever it is offered.
+    result = run_inline("collective_time", {"message_mb": 1024, "gpus": 8}, preset=preset)
+    used = result["outputs"]["algorithm_used"]
+    assert (used == ["nvls"] or used == "nvls") is nvls
+    assert any("nvls not offered" in line for line in _lines(result)) is not nvls
