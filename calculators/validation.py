@@ -115,9 +115,7 @@ def preset_figures(
         else:
             figure = getattr(gpu, fill.attribute)
         if figure is not None:
-            values[name] = (
-                figure if isinstance(figure, (str, bool)) else float(figure) * fill.scale
-            )
+            values[name] = figure if isinstance(figure, (str, bool)) else float(figure) * fill.scale
     return values
 
 
