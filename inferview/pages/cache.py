@@ -27,8 +27,7 @@ falling due) is bounded by PERSONAL_SECONDS.
 
 A reader's miss on a page that has a *filler* (question and calculator pages) is not
 rendered for them alone: it is their tier's shared part (``pages.shared``) with their own
-parts filled in, and their parts (a few kB, not the page) become their copy: a revisit
-fills the shared part, held in the process's memory, with them. A page whose filler is
+parts filled in, and that filled page becomes their copy. A page whose filler is
 ``shared.no_parts`` (calculators, guides) keeps no copy per reader: filling its shared part
 costs less than reading one.
 """
@@ -165,7 +164,7 @@ def _personal_key(request: HttpRequest, tier: int) -> str | None:
         return None  # the page would set the cookie: render live
     token = hashlib.sha256(csrf.encode()).hexdigest()[:16]
     currency = pricing.viewer_currency(request)
-    return f"page:user:v3:{request.user.pk}:{tier}:{token}:{currency}:{_where(request)}"
+    return f"page:user:v2:{request.user.pk}:{tier}:{token}:{currency}:{_where(request)}"
 
 
 def _personal(
@@ -177,13 +176,12 @@ def _personal(
 ):
     tier = int(policy.viewer_tier(request.user))
 
-    def render(own: dict[str, str] | None = None) -> HttpResponse:
-        """The tier's shared part with this reader's parts filled in (``own``, kept from an
-        earlier view, or worked out now by the filler), where the page has one
-        (``shared``), else the page rendered for this reader alone."""
+    def render() -> HttpResponse:
+        """A miss: the tier's shared part with this reader's parts filled in, where the
+        page has one (``shared``), else the page rendered for this reader alone."""
         if filler is not None and not request.user.is_staff:
             parts = (tier, _where(request), pricing.viewer_currency(request))
-            response = shared.serve(view, filler, request, parts, *args, own=own, **kwargs)
+            response = shared.serve(view, filler, request, parts, *args, **kwargs)
             if response is not None:
                 return response
         return view(request, *args, **kwargs)
@@ -209,22 +207,15 @@ def _personal(
         return view(request, *args, **kwargs)
     hit = found.get(key)
     if hit is not None and hit[:2] == versions:
-        if hit[2] == "parts":  # their parts only: filled into the tier's shared part
-            response = render(own=hit[3])
-        else:
-            response = HttpResponse(hit[4], content_type=hit[3])
+        response = HttpResponse(hit[3], content_type=hit[2])
         response["X-Page-Cache"] = "hit"
         return response
     response = render()
     if _cacheable(request, response, personal=True):
-        own = getattr(response, "own_parts", None)
-        entry = (
-            (*versions, "parts", own)
-            if own is not None
-            else (*versions, "page", response["Content-Type"], response.content)
-        )
         try:
-            cache.set(key, entry, PERSONAL_SECONDS)
+            cache.set(
+                key, (*versions, response["Content-Type"], response.content), PERSONAL_SECONDS
+            )
         except Exception:
             logger.warning("personal page cache write failed", exc_info=True)
     return response

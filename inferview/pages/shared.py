@@ -205,18 +205,13 @@ def serve(
     request: HttpRequest,
     key_parts: tuple[int, str, str],
     *args: Any,
-    own: dict[str, str] | None = None,
     **kwargs: Any,
 ) -> HttpResponse | None:
-    """This reader's page from the tier's shared part, or ``None`` to render it live. Their
-    parts are ``own`` (kept from an earlier view) or the filler's, which the response
-    carries as ``own_parts`` for the reader's copy."""
+    """This reader's page from the tier's shared part, or ``None`` to render it live."""
     found = shared_part(view, request, key_parts, *args, **kwargs)
     if found is None:
         return None
     html, data = found
-    parts = own if own is not None else filler(request, data)
-    response = HttpResponse(fill(request, html, parts))
-    response.own_parts = parts  # type: ignore[attr-defined]
+    response = HttpResponse(fill(request, html, filler(request, data)))
     response["X-Page-Cache"] = "shared"
     return response
