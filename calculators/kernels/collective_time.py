@@ -35,7 +35,8 @@ its messages are small stores with a header each, the NIC streams large RDMA wri
   NVLS-tree, the network stage as a tree's (factor × size) and 2 + 2·⌈log2 nodes⌉ steps.
   busbw then exceeds the link rate, as nccl-tests reports.
 - auto (the default): the lowest modelled time among ring, tree and, where the NVLink
-  domain has NVLS (``nvls`` true: NVSwitch with NVLink SHARP, H100 and later), nvls,
+  domain has NVLS (``nvls`` true: NVSwitch with NVLink SHARP, H100 and later) and the job
+  has at least two GPUs on a node, nvls,
   as NCCL's tuner does: ``ncclTopoGetAlgoTime`` models each algorithm as latency +
   bytes / bandwidth and the enqueue step takes the minimum (NVIDIA/nccl
   src/graph/tuning.cc and src/enqueue.cc). So a 1,984-GPU all-reduce is not charged
@@ -107,6 +108,9 @@ def collective_time(
     )  # fmt: skip
     n_f = n.astype(np.float64)
     g_eff = np.minimum(g, n).astype(np.float64)  # a job smaller than a node uses n GPUs of it
+    # NCCL sets NVLS up only with at least two of the communicator's GPUs on a node
+    # (src/transport/nvls.cc): one GPU per node (HSDP's cross-node groups) never gets it.
+    nvls_ok = nvls_ok & (g_eff >= 2)
     nodes = np.ceil(n_f / g_eff)
     multi = nodes > 1
     log_nodes = np.ceil(np.log2(nodes))

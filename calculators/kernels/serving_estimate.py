@@ -19,9 +19,11 @@ The model, step by step (each line is one line of code below):
   whole latent of every sequence (kv_copies = tp), the pool holds 1/tp as many tokens as
   its bytes suggest and each rank reads the whole latent every step. dp_attention is the
   remedy: each rank holds its own sequences' cache (kv_copies = 1).
-- KV precision "auto" (the default): FP8 under FP8/FP6/FP4 weights, as NVIDIA's FP8 and
-  NVFP4 checkpoints and vLLM's kv_cache_dtype="auto" ship it; BF16 under weight-only
-  INT8/INT4; the weights' own otherwise; MLA models the attention precision.
+- KV precision "auto" (the default): FP8 under FP8/FP6/FP4 weights, as NVIDIA's Model
+  Optimizer FP8 and NVFP4 checkpoints ship it (kv_cache_quant_algo FP8, which TensorRT-LLM
+  and vLLM's kv_cache_dtype="auto" then follow; an FP8 checkpoint without KV scales stays
+  BF16 in vLLM: set kv_precision then); BF16 under weight-only INT8/INT4; the weights' own
+  otherwise; MLA models the attention precision.
 - max_concurrency: a paged KV cache (vLLM's PagedAttention, SOSP 2023) takes blocks as a
   sequence grows, so a request holds prompt + output/2 tokens over its life on average;
   the pool admits capacity / (prompt + output/2) requests.
@@ -101,9 +103,10 @@ PRECISION_BYTES = {
 }
 PRECISIONS = tuple(PRECISION_BYTES)
 # kv_precision "auto": the KV cache follows the checkpoint's precision down to FP8, as
-# serving stacks ship it: vLLM's kv_cache_dtype="auto" takes the checkpoint's KV dtype, and
-# NVIDIA's FP8 and NVFP4 checkpoints (TensorRT Model Optimizer) quantise the KV cache to
-# FP8 (kv_cache_quant_algo FP8); no mainstream engine stores an FP4/FP6 KV cache by
+# NVIDIA's FP8 and NVFP4 checkpoints (TensorRT Model Optimizer) ship it: they quantise the
+# KV cache to FP8 (kv_cache_quant_algo FP8), which vLLM's kv_cache_dtype="auto" reads from
+# a ModelOpt config (otherwise vLLM's auto is the model's dtype: an FP8 checkpoint without
+# KV scales keeps a BF16 cache); no mainstream engine stores an FP4/FP6 KV cache by
 # default. Weight-only integer quantisation (INT8/INT4, AWQ/GPTQ) keeps the activations'
 # BF16 cache; BF16/FP16/FP32 checkpoints keep their own. MLA models (DeepSeek) follow the
 # attention precision instead: their FP8 checkpoints carry no KV quantisation and FlashMLA

@@ -101,6 +101,18 @@ def _kv_override() -> Input:
     )
 
 
+def _kv_auto_reason(p: Point, mla: bool) -> str:
+    """Why ``kv_precision`` auto picked what it did, for this point's weights."""
+    if mla:
+        return "an MLA latent at the attention precision"
+    weights = str(p.v("weight_precision"))
+    if weights in ("fp8", "fp6", "fp4"):
+        return f"FP8 under {weights.upper()} weights"
+    if weights in ("int8", "int4"):
+        return f"BF16 under weight-only {weights.upper()}"
+    return "the weights' own precision"
+
+
 def _kv_steps(p: Point) -> list[str]:
     """How kv_bytes_per_token was found, as a worked step."""
     if p.inputs.get("kv_bytes_per_token") is not None:
@@ -109,11 +121,7 @@ def _kv_steps(p: Point) -> list[str]:
     size = number(_bytes(kv))
     mla = p.inputs.get("kv_lora_rank") is not None and p.inputs.get("rope_head_dim") is not None
     if p.v("kv_precision") == "auto":
-        kv += (
-            ", auto: an MLA latent at the attention precision"
-            if mla
-            else ", auto: the KV cache follows the weights down to FP8"
-        )
+        kv += ", auto: " + _kv_auto_reason(p, mla)
     if mla:
         return [
             f"kv_bytes_per_token (MLA) = layers × (kv_lora_rank + rope_head_dim) × "
@@ -657,10 +665,11 @@ SERVING_ESTIMATE = CalculatorSpec(
             kind=CHOICE,
             choices=KV_PRECISIONS,
             default="auto",
-            help="auto follows the checkpoint as serving stacks do: FP8 under FP8/FP6/FP4 "
-            "weights (NVIDIA's FP8 and NVFP4 checkpoints quantise the KV cache to FP8, and "
-            "vLLM's kv_cache_dtype=auto takes it from the checkpoint), BF16 under INT8/INT4, "
-            "the weights' own otherwise; MLA models the attention precision.",
+            help="auto follows NVIDIA's checkpoints: FP8 under FP8/FP6/FP4 weights (Model "
+            "Optimizer's FP8 and NVFP4 checkpoints quantise the KV cache to FP8, which vLLM's "
+            "kv_cache_dtype=auto reads; an FP8 checkpoint without KV scales keeps BF16 there: "
+            "set bf16), BF16 under INT8/INT4, the weights' own otherwise; MLA models the "
+            "attention precision.",
         ),
         _device_memory("Usable memory per GPU"),
         Input("bandwidth_tbs", "Memory bandwidth", "TB/s", min=0, min_exclusive=True, max=1000),

@@ -97,6 +97,8 @@ def _collective_steps(p: Point) -> list[str]:
                 )
                 if not p.v("nvls"):
                     why += "; nvls not offered (no NVLink SHARP)"
+                elif min(p.v("gpus_per_node"), p.v("gpus")) < 2:
+                    why += "; nvls not offered (NCCL needs two GPUs of the job on a node)"
                 lines.append(f"auto: {', '.join(cands)} → {used}: {why}")
             else:
                 lines.append(f"algorithm {used} as asked (modelled: {', '.join(cands)})")
@@ -155,19 +157,21 @@ def _collective_texts(p: Point) -> tuple[list[str], list[str]]:
         f"{p.f('busbw_gbs', 3)}."
     ]
     if p.v("nodes") > 1:
-        ratio = p.v("intra_gbs") * p.v("link_efficiency") / p.v("inter_gbs")
+        nvlink = p.v("intra_gbs") * p.v("link_efficiency")
         where = "the network" if p.v("bottleneck") == "inter" else "NVLink inside the node"
         est.append(
-            f"The slower stage is {where}: effective NVLink per GPU is "
-            f"{number(ratio, sig=2)}× the node's effective network share "
-            f"({p.n('nics_per_node')} NIC(s) of {p.f('nic_gbps')})."
+            f"The slower stage is {where}, each stage timed on the bytes it carries "
+            f"(NVLink {number(nvlink, sig=3)} GB/s per GPU effective; the network "
+            f"{p.f('inter_gbs', 3)} per node effective, {p.n('nics_per_node')} NIC(s) of "
+            f"{p.f('nic_gbps')})."
         )
     else:
         est.append("All GPUs share one node, so only NVLink (intra_gbs) matters.")
     need = [
         f"Measure with nccl-tests ({NCCL_TESTS[p.v('op')]} -b 1M -e 16G) on the real "
-        "topology: achieved bus bandwidth is typically 80-85% of NVLink's line rate and "
-        "90-96% of InfiniBand's.",
+        "topology: ring and tree reach typically 80-85% of NVLink's line rate in bus "
+        "bandwidth and 90-96% of InfiniBand's; NVLS, reducing in the switch, reports more "
+        "bus bandwidth than the line rate.",
         "Overlap with compute decides what the step actually pays; this is the exposed "
         "time only if nothing overlaps.",
     ]

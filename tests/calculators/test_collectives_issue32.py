@@ -145,3 +145,16 @@ def test_a_preset_says_whether_its_nvswitch_offers_nvls(preset, nvls) -> None:
     used = result["outputs"]["algorithm_used"]
     assert (used == ["nvls"] or used == "nvls") is nvls
     assert any("nvls not offered" in line for line in _lines(result)) is not nvls
+
+
+def test_one_gpu_per_node_never_gets_nvls() -> None:
+    # HSDP's cross-node groups: 64 nodes, one GPU of the job on each. NCCL sets NVLS up only
+    # with two or more of the job's GPUs on a node, so auto chooses between ring and tree.
+    result = run_inline(
+        "collective_time",
+        {"message_mb": 1024, "gpus": 64, "gpus_per_node": 1},
+        preset="h100-sxm",
+    )
+    assert result["outputs"]["algorithm_used"] in ("ring", "tree", ["ring"], ["tree"])
+    assert any("NCCL needs two GPUs of the job on a node" in line for line in _lines(result))
+    assert result["outputs"]["nvls_ms"] in (None, [None])  # not a candidate (nan, shown empty)
