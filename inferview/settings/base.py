@@ -283,6 +283,8 @@ ACCOUNT_RATE_LIMITS = {
     # one account from flooding a stranger; allauth's 3-minute cooldown per address stands.
     "manage_email": os.environ.get("RATE_LIMIT_MANAGE_EMAIL", "5/h/user"),
 }
+# Calculator runs posted per user (or address) per minute (calculators.api).
+CALCULATOR_RUN_RATE = os.environ.get("CALCULATOR_RUN_RATE", "300/m")
 
 # Two-factor sign-in (allauth.mfa): authenticator apps (TOTP) and recovery codes. Wrong
 # codes count against "login_failed" above, keyed per user: 10 per 15 minutes, as for

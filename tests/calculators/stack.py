@@ -99,9 +99,11 @@ def running_stack(
     concurrency: int = 2,
     database_url: str | None = None,
     settings_module: str = "inferview.settings.base",
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[Stack]:
     workdir.mkdir(parents=True, exist_ok=True)
     env = stack_env(workdir, redis_url, database_url=database_url, settings_module=settings_module)
+    env.update(extra_env or {})
     subprocess.run(
         [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
