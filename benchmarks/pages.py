@@ -265,6 +265,9 @@ def page_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
             "locked question (anonymous)": (BASE + urls["locked"], None),
             "concept": (BASE + urls["concept"], None),
             'search "kv cache"': (BASE + search, None),
+            # the floor of every signed-in row: the same "ok", after the session and the
+            # reader are loaded (one Redis round trip once a worker knows the session)
+            "bare view (signed in)": (f"{BASE}/__bare__/", signed),
             # the rows: a signed-in free learner
             "question, first view (signed in)": (BASE + urls["open"], first),
             # a browser holds its CSRF cookie after its first page: the reader's own copy
