@@ -17,7 +17,7 @@ from django.utils.functional import SimpleLazyObject
 
 from inferview.access import readers
 
-from . import profile, security
+from . import profile, security, sessions
 
 #: The cookie static/js/community.js sets to the browser's IANA zone (the same name as
 #: ``community.views.common.TIME_ZONE_COOKIE``; importing that views module here would
@@ -64,6 +64,8 @@ class ReaderAuthenticationMiddleware(AuthenticationMiddleware):
 
     def process_request(self, request: HttpRequest) -> None:
         super().process_request(request)
+        if isinstance(request.session, sessions.SessionStore):  # SESSION_ENGINE's
+            request.session.request = request
         request.user = SimpleLazyObject(lambda: _get_user(request))  # type: ignore[assignment]
 
 

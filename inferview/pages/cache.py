@@ -15,15 +15,18 @@ change; a bump made in this process is seen at once. A response is stored only w
 it is a plain 200 that sets no cookie and used no CSRF token (so no visitor's token is
 handed to another), and never while a flash message waits for the visitor.
 
-Signed-in readers get their own copies (``personal``): keyed by the user, their tier and
-a hash of their CSRF cookie (so the form tokens in the page stay valid for the browser it
-is served to), and holding two versions: the content version and the reader's own
+Signed-in readers get their own copies (``personal``): keyed by the user and a hash of
+their CSRF cookie (so the form tokens in the page stay valid for the browser it is served
+to), holding the tier and currency they were rendered for (a copy for another tier is a
+miss) and two versions: the content version and the reader's own
 version, which ``PersonalVersionMiddleware`` moves after every unsafe request the reader
 makes (a bookmark, a rating, a comment, a graded answer, a setting: whatever they wrote,
 their next page is rendered afresh). Writes that do not come from the reader reach the
-page another way: a tier change through the key (a new tier is a new key), a moderator's
+page another way: a tier change through the copy's tier, a moderator's
 or another reader's comment through the content version. What only time changes (a review
-falling due) is bounded by PERSONAL_SECONDS.
+falling due) is bounded by PERSONAL_SECONDS. The two versions and the copy are read with
+the reader's session (``accounts.sessions.register_prefetch``), so a revisit costs one
+round trip to Redis in all.
 
 A reader's miss on a page that has a *filler* (question and calculator pages) is not
 rendered for them alone: it is their tier's shared part (``pages.shared``) with their own
@@ -42,10 +45,12 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache, caches
+from django.core.exceptions import DisallowedHost
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 
 from inferview.access import policy, pricing
+from inferview.accounts import sessions
 from questions import content_version
 
 from . import shared
@@ -158,13 +163,28 @@ for _model in (
     post_delete.connect(_bump_owner, sender=_model, dispatch_uid=f"personal-page-d:{_model}")
 
 
-def _personal_key(request: HttpRequest, tier: int) -> str | None:
+def _personal_key(request: HttpRequest, user_pk: Any) -> str | None:
+    """The key of this reader's copy of the page: their id, a hash of their CSRF cookie
+    and the page's place. Their tier and currency are checked against the copy's own, so
+    the key can be named before the reader's row is read (``_prefetch``)."""
     csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME)
     if not csrf:
         return None  # the page would set the cookie: render live
     token = hashlib.sha256(csrf.encode()).hexdigest()[:16]
-    currency = pricing.viewer_currency(request)
-    return f"page:user:v2:{request.user.pk}:{tier}:{token}:{currency}:{_where(request)}"
+    return f"page:user:v3:{user_pk}:{token}:{_where(request)}"
+
+
+@sessions.register_prefetch
+def _prefetch(request: HttpRequest, owner: str) -> list[str]:
+    """What a signed-in page request reads with its session (one round trip): the content
+    version, the reader's page version and their copy of this page."""
+    if request.method != "GET" or "messages" in request.COOKIES:
+        return []
+    try:
+        key = _personal_key(request, owner)
+    except DisallowedHost:
+        return []  # refused later by the host check, with its own response
+    return [content_version.KEY, USER_VERSION.format(owner), *([key] if key else [])]
 
 
 def _personal(
@@ -190,12 +210,16 @@ def _personal(
         # Nothing of the reader's but what ``shared.fill`` puts in (form tokens, theme):
         # the shared part, from this process's memory, is cheaper than a copy of their own.
         return render()
-    key = _personal_key(request, tier)
+    key = _personal_key(request, request.user.pk)
     if key is None:
         return render()
     user_key = USER_VERSION.format(request.user.pk)
+    currency = pricing.viewer_currency(request)
     try:
-        found = cache.get_many([content_version.KEY, user_key, key])
+        wanted = [content_version.KEY, user_key, key]
+        found = sessions.prefetched(request, wanted)
+        if found is None:
+            found = cache.get_many(wanted)
         if user_key not in found:
             cache.add(user_key, 1, timeout=PERSONAL_SECONDS * 4)
             found[user_key] = cache.get(user_key)
@@ -206,16 +230,15 @@ def _personal(
     if not versions[0] or not versions[1]:
         return view(request, *args, **kwargs)
     hit = found.get(key)
-    if hit is not None and hit[:2] == versions:
-        response = HttpResponse(hit[3], content_type=hit[2])
+    if hit is not None and hit[:4] == (*versions, tier, currency):
+        response = HttpResponse(hit[5], content_type=hit[4])
         response["X-Page-Cache"] = "hit"
         return response
     response = render()
     if _cacheable(request, response, personal=True):
+        entry = (*versions, tier, currency, response["Content-Type"], response.content)
         try:
-            cache.set(
-                key, (*versions, response["Content-Type"], response.content), PERSONAL_SECONDS
-            )
+            cache.set(key, entry, PERSONAL_SECONDS)
         except Exception:
             logger.warning("personal page cache write failed", exc_info=True)
     return response

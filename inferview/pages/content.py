@@ -3,10 +3,12 @@ answer's text is never put in a template context, so no template can leak it."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
+from django.core.cache import caches
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.middleware.csrf import get_token
@@ -166,7 +168,12 @@ QUESTION_SLOTS = ("tools", "practice", "fold", "keypoints", "rating", "upnext", 
 
 
 def question_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
-    """A signed-in reader's own parts of a question page (``pages.shared``)."""
+    """A signed-in reader's own parts of a question page (``pages.shared``).
+
+    A reader with nothing of their own on the question yet (no bookmark, progress, review
+    card, difficulty vote or key-point score: a first view, mostly) gets the parts every
+    such reader of the page gets, so those are rendered once per process (``_blank_key``)
+    with the form-token mark in them, and filled with this browser's token."""
     personal = community_pages.question_page_personal(
         user=request.user,
         question_id=data["pk"],
@@ -176,12 +183,61 @@ def question_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]
         track_id=data["track_id"],
         number=data["number"],
     )
+    blank = _blank_key(request, data, personal)
+    if blank is not None:
+        parts = caches["local"].get(blank)
+        if parts is None:
+            parts = _question_parts(request, data, personal, csrf=shared.mark("csrf"))
+            caches["local"].set(blank, parts, shared.SHARED_SECONDS)
+        token = get_token(request)
+        return {name: html.replace(shared.mark("csrf"), token) for name, html in parts.items()}
+    return _question_parts(request, data, personal)
+
+
+def _blank_key(request: HttpRequest, data: dict[str, Any], personal: dict[str, Any]) -> str | None:
+    """The key of the parts a reader with no state of their own on this question sees, or
+    ``None`` when this reader has some. Everything else the parts show is in the key: the
+    page (its path), the content version (titles of the up-next links), the question's
+    vote tally, the up-next choice (which skips the reader's confident questions) and the
+    rating buttons' intervals."""
+    practice, tally = personal["practice"], personal["difficulty"]
+    if (
+        personal["is_bookmarked"]
+        or practice.progress is not None
+        or practice.card is not None
+        or personal["key_point_score"] is not None
+        or tally.mine is not None
+    ):
+        return None
+    nxt = personal["next_question"]
+    key = repr(
+        (
+            request.get_full_path(),
+            content_version.recent(),
+            data["pk"],
+            data["readable"],
+            data["key_points"],
+            data["comments"],
+            data["difficulty"],
+            (tally.easier, tally.as_labelled, tally.harder),
+            nxt.pk if nxt else None,
+            [q.pk for q in personal["closest"]],
+            sorted(practice.intervals.items()),
+        )
+    )
+    return "page:blank-parts:v1:" + hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def _question_parts(
+    request: HttpRequest, data: dict[str, Any], personal: dict[str, Any], csrf: str | None = None
+) -> dict[str, str]:
     question = SimpleNamespace(pk=data["pk"], get_difficulty_display=data["difficulty"])
     context = {
         **personal,
         "question": question,
         "discussion": {"count": data["comments"]},
         "key_points": data["key_points"],
+        **({"csrf_token": csrf} if csrf else {}),
     }
 
     def part(template: str) -> str:

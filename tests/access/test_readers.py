@@ -135,12 +135,16 @@ def test_a_cache_that_is_away_reads_the_database(free_user, monkeypatch):
     assert len(_user_queries(queries)) == 1
 
 
-class _Reads:
-    """Counts the cache reads (round trips to Redis in production) that touch a session
-    or a reader's row; a ``get_many`` is one, whatever it calls inside (LocMemCache's
-    calls ``get`` per key)."""
+def _session_or_reader(key: str) -> bool:
+    return "session" in key or key.startswith("reader:")
 
-    def __init__(self, monkeypatch):
+
+class _Reads:
+    """Counts the cache reads (round trips to Redis in production) that touch a key
+    ``counts`` picks (by default a session or a reader's row); a ``get_many`` is one,
+    whatever it calls inside (LocMemCache's calls ``get`` per key)."""
+
+    def __init__(self, monkeypatch, counts=_session_or_reader):
         self.calls: list[list[str]] = []
         self.depth = 0
         for name in ("get", "get_many"):
@@ -148,9 +152,7 @@ class _Reads:
 
             def counted(keys, *args, _real=real, **kwargs):
                 names = [keys] if isinstance(keys, str) else list(keys)
-                if self.depth == 0 and any(
-                    "session" in k or k.startswith("reader:") for k in names
-                ):
+                if self.depth == 0 and any(counts(k) for k in names):
                     self.calls.append(names)
                 self.depth += 1
                 try:
@@ -170,7 +172,54 @@ def test_the_session_and_the_reader_s_row_come_in_one_read(client_for, free_user
     with CaptureQueriesContext(connection) as queries:
         response = client.get("/calculators/decode_bound/")
     assert response.wsgi_request.user == free_user and len(queries) == 0
-    assert len(reads.calls) == 1 and len(reads.calls[0]) == 2
+    assert len(reads.calls) == 1
+    session_key = client.cookies["sessionid"].value
+    assert reads.calls[0][0].endswith(session_key)
+    assert reads.calls[0][1] == readers.KEY.format(free_user.pk)
+
+
+@pytest.mark.django_db
+def test_a_signed_in_revisit_is_one_read_in_all(client_for, free_user, monkeypatch):
+    """The reader's page version and their copy of the page come with the session and the
+    row: a revisit reads the shared cache once and runs no query."""
+    from questions.models import Question
+    from tests.factories import QuestionFactory
+
+    question = QuestionFactory(access="open")
+    url = Question.objects.get(pk=question.pk).get_absolute_url()
+    client = client_for(free_user)
+    _settle(free_user)
+    client.cookies["csrftoken"] = "a" * 32
+    client.get("/")  # the process learns whose session it is
+    assert client.get(url).status_code == 200  # the first view stores the copy
+    reads = _Reads(monkeypatch, counts=lambda key: True)  # every read of the cache
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response["X-Page-Cache"] == "hit" and len(queries) == 0
+    assert len(reads.calls) == 1, reads.calls
+    assert any(k.startswith("page:user:") for k in reads.calls[0])
+
+
+@pytest.mark.django_db
+def test_a_copy_read_with_the_session_is_only_used_for_its_own_reader(
+    client_for, free_user, monkeypatch
+):
+    """A copy fetched beside the session under a wrong owner memo is never served: the
+    page reads its own key when the prefetched keys are not the ones it needs."""
+    from inferview.accounts import sessions
+    from tests.factories import QuestionFactory
+
+    question = QuestionFactory(access="open")
+    other = UserFactory()
+    client = client_for(free_user)
+    _settle(free_user)
+    client.cookies["csrftoken"] = "b" * 32
+    client.get("/")
+    session_key = client.cookies["sessionid"].value
+    monkeypatch.setitem(sessions._OWNERS, session_key, str(other.pk))  # a wrong memo
+    response = client.get(question.get_absolute_url())
+    assert response.status_code == 200 and response.wsgi_request.user == free_user
+    assert response.wsgi_request.session.prefetched_extra is None
 
 
 @pytest.mark.django_db

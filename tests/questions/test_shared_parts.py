@@ -10,6 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 
 from inferview.community.discussion import services as discussion_services
@@ -103,6 +104,59 @@ def test_the_filled_page_is_the_page_rendered_for_the_reader_alone(
     for mine in ("My private sketch", "bookmark-button is-on", 'data-testid="answer-fold" open'):
         assert mine in filled
     assert filled.count("/edit/") == 1 and filled.count("/report/") == 1
+
+
+def test_readers_with_nothing_of_their_own_share_the_parts_rendered_once(
+    client_for, free_user, verified_user, question, monkeypatch
+):
+    """A first view by a reader with no state on the question: the parts come from this
+    process's memory, filled with the reader's own form token, and the page is the one
+    they would have got rendered alone."""
+    from django.contrib.auth import get_user_model
+
+    from inferview.pages import content
+
+    url = question.get_absolute_url()
+    page(browser(client_for, verified_user, "i" * 32), url)  # renders the blank parts
+    renders = []
+    real = content.render_to_string
+    monkeypatch.setattr(
+        content, "render_to_string", lambda *a, **k: renders.append(a[0]) or real(*a, **k)
+    )
+    c = browser(client_for, free_user, "j" * 32)
+    response, filled = page(c, url)
+    assert response["X-Page-Cache"] == "shared" and renders == []
+    monkeypatch.setattr(shared, "serve", lambda *args, **kwargs: None)
+    _, alone = page(browser(client_for, free_user, "k" * 32), url)
+    assert normal(filled) == normal(alone)
+    # the token in the parts is this browser's: a form posted with it is accepted
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', filled).group(1)
+    c2 = browser(client_for, free_user, "j" * 32)
+    c2.handler.enforce_csrf_checks = True
+    posted = c2.post(
+        reverse("community:bookmark-toggle"),
+        {"question": question.pk, "next": url, "csrfmiddlewaretoken": token},
+    )
+    assert posted.status_code in (200, 302)
+    assert Bookmark.objects.filter(user=free_user, question=question).exists()
+    assert get_user_model().objects.count() >= 2
+
+
+def test_a_reader_with_state_or_a_new_vote_is_not_served_the_blank_parts(
+    client_for, free_user, verified_user, question
+):
+    from inferview.community.models import DifficultyVote
+
+    url = question.get_absolute_url()
+    _, before = page(browser(client_for, verified_user, "l" * 32), url)
+    assert "bookmark-button is-on" not in before
+    Bookmark.objects.create(user=free_user, question=question)
+    _, mine = page(browser(client_for, free_user, "m" * 32), url)
+    assert "bookmark-button is-on" in mine  # their own state, not the blank parts
+    DifficultyVote.objects.create(user=free_user, question=question, felt="harder")
+    _, after = page(browser(client_for, verified_user, "n" * 32), url)
+    assert re.search(r"Harder <strong>1</strong>", after)  # the tally is in the key
+    assert "bookmark-button is-on" not in after
 
 
 def test_the_shared_part_carries_nothing_of_the_reader_who_rendered_it(
