@@ -151,10 +151,11 @@ def _collective_steps(p: Point) -> list[str]:
 
 
 def _collective_texts(p: Point) -> tuple[list[str], list[str]]:
+    # all-to-all has one way to run (every GPU sends to every other): no algorithm to name
+    how = "" if p.v("op") == "all_to_all" else f" with {p.v('algorithm_used')}"
     est = [
         f"A {p.f('message_mb')} {p.v('op')} over {p.n('gpus')} GPUs takes about "
-        f"{p.f('time_ms', 3)} with {p.v('algorithm_used')}, bus bandwidth "
-        f"{p.f('busbw_gbs', 3)}."
+        f"{p.f('time_ms', 3)}{how}, bus bandwidth {p.f('busbw_gbs', 3)}."
     ]
     if p.v("nodes") > 1:
         nvlink = p.v("intra_gbs") * p.v("link_efficiency")

@@ -114,3 +114,12 @@ def test_the_collective_box_names_the_nccl_test_of_its_own_operation(op, binary)
         }
         - {binary}
     )
+
+
+def test_the_collective_summary_names_an_algorithm_only_where_there_is_a_choice():
+    a2a = run_inline("collective_time", {"op": "all_to_all", "message_mb": 64, "gpus": 16})
+    assert a2a["establishes"][0].startswith("A 64 MB all_to_all over 16 GPUs takes about")
+    assert "with all_to_all" not in a2a["establishes"][0]
+    ar = run_inline("collective_time", {"op": "all_reduce", "message_mb": 64, "gpus": 16})
+    used = ar["outputs"]["algorithm_used"]
+    assert f"with {used}," in ar["establishes"][0]
