@@ -84,17 +84,38 @@ _MARKDOWN_NOISE = re.compile(
 @dataclass
 class SearchHit:
     type: str  # one of TYPES
-    obj: Any
+    object_id: int
     title: str
     url: str
     snippet: SafeString
     score: float
     guarded_searched: bool  # False when the viewer may not read the item's guarded text
     context: str = ""  # where it lives: a question's track and number, a guide item's guide
+    access: str = "open"
+    difficulty: str = ""  # a question's, for its badges
+    difficulty_label: str = ""
+    published_at: Any = None
 
     @property
     def type_label(self) -> str:
         return TYPE_LABELS[self.type]
+
+    def get_difficulty_display(self) -> str:  # a question's badges read it as the model's
+        return self.difficulty_label
+
+    @property
+    def is_new(self) -> bool:
+        return self.type == "question" and Question.is_new(self)  # type: ignore[arg-type]
+
+    @property
+    def obj(self) -> Any:
+        """The item itself, loaded on first use (the results page needs none: its hits
+        carry what they show, from the catalogue)."""
+        loaded = self.__dict__.get("_obj")
+        if loaded is None:
+            loaded = _MODELS[self.type].objects.get(pk=self.object_id)
+            self.__dict__["_obj"] = loaded
+        return loaded
 
 
 @dataclass(frozen=True)
@@ -441,9 +462,11 @@ def vocabulary() -> Vocabulary:
 
 
 def forget_vocabulary() -> None:
-    """Drop this process's vocabulary (tests change content without moving the version)."""
+    """Drop this process's vocabulary and catalogue (tests change content without moving
+    the version)."""
     with _VOCAB_LOCK:
         _vocab_cache.clear()
+    forget_catalogue()
 
 
 def _build_vocabulary() -> Vocabulary:
@@ -481,6 +504,132 @@ def _build_vocabulary() -> Vocabulary:
     return vocab
 
 
+# --- Catalogue: what a hit shows, per content version ---------------------------------------
+
+_MODELS: dict[str, Any] = {
+    "question": Question,
+    "concept": Concept,
+    "guideitem": GuideItem,
+    "lesson": Lesson,
+    "guide": Guide,
+    "track": Track,
+}
+
+
+@dataclass(frozen=True)
+class Card:
+    """One published item as a hit shows it, and what the filters test."""
+
+    kind: str
+    object_id: int
+    access: str
+    title: str
+    url: str
+    context: str = ""
+    track: str = ""  # a question's track slug, difficulty and kind
+    difficulty: str = ""
+    difficulty_label: str = ""
+    question_kind: str = ""
+    published_at: Any = None
+
+    def kept_by(self, filters: SearchFilters) -> bool:
+        return (
+            (not filters.track or self.track == filters.track)
+            and (not filters.difficulty or self.difficulty == filters.difficulty)
+            and (not filters.kind or self.question_kind == filters.kind)
+        )
+
+
+_CATALOGUE_LOCK = threading.Lock()
+_catalogue_cache: dict[str, Any] = {}
+
+
+def catalogue() -> dict[tuple[str, int], Card]:
+    """Every published item search may show, by (kind, id): its title, URL, context and
+    filter fields, built once per process for each content version (every publish, edit,
+    reorder or import moves the version). A match is kept only if its item is here with
+    the access level the index holds, which is what publishing means to search; the page
+    then needs no query to show its hits. When the version cannot be read (the shared
+    cache is away) it is built for each search rather than risk showing a withdrawn item.
+    """
+    version = content_version.recent()
+    key = (connection.alias, connection.settings_dict.get("NAME"), version)
+    if version:
+        with _CATALOGUE_LOCK:
+            if _catalogue_cache.get("key") == key:
+                return _catalogue_cache["cards"]
+    cards = _build_catalogue()
+    if version:
+        with _CATALOGUE_LOCK:
+            _catalogue_cache.update(key=key, cards=cards)
+    return cards
+
+
+def forget_catalogue() -> None:
+    """Drop this process's catalogue (tests change content without moving the version)."""
+    with _CATALOGUE_LOCK:
+        _catalogue_cache.clear()
+
+
+def _build_catalogue() -> dict[tuple[str, int], Card]:
+    """The published items, as ``_visible_sql`` defines them (a question in a published
+    track, a lesson in a published part, a guide item in a published guide)."""
+    loaders: dict[str, Any] = {
+        "question": Question.objects.filter(published=True, track__published=True)
+        .select_related("track")
+        .only(
+            "id",
+            "access",
+            "title",
+            "number",
+            "slug",
+            "difficulty",
+            "kind",
+            "published_at",
+            "track__slug",
+            "track__title",
+        ),
+        "concept": Concept.objects.filter(published=True).only("id", "access", "title", "slug"),
+        "track": Track.objects.filter(published=True).only("id", "title", "slug"),
+        "guide": Guide.objects.filter(published=True).only("id", "title", "slug"),
+        "lesson": Lesson.objects.filter(published=True, part__published=True)
+        .select_related("part")
+        .only("id", "access", "title", "slug", "part__slug", "part__title"),
+        "guideitem": GuideItem.objects.filter(section__guide__published=True)
+        .select_related("section__guide")
+        .only(
+            "id",
+            "title",
+            "section__slug",
+            "section__title",
+            "section__guide__slug",
+            "section__guide__title",
+        ),
+    }
+    cards: dict[tuple[str, int], Card] = {}
+    for kind, queryset in loaders.items():
+        for obj in queryset:
+            extra: dict[str, Any] = {}
+            if kind == "question":
+                extra = {
+                    "track": obj.track.slug,
+                    "difficulty": obj.difficulty,
+                    "difficulty_label": obj.get_difficulty_display(),
+                    "question_kind": obj.kind,
+                    "published_at": obj.published_at,
+                }
+            cards[(kind, obj.pk)] = Card(
+                kind,
+                obj.pk,
+                getattr(obj, "access", "open"),
+                obj.title,
+                _url(kind, obj),
+                _context(kind, obj),
+                **extra,
+            )
+    return cards
+
+
 # --- Matching ------------------------------------------------------------------------------
 
 
@@ -490,8 +639,9 @@ class Row:
     object_id: int
     access: str
     rank: float
-    title: str | None  # set when the title matched
+    title: str | None  # set when the title matched (from the catalogue, by ``_matches``)
     ref: Any = None  # the engine's handle for the snippet query (SQLite rowid)
+    titled: bool = False  # the engine found the query in the title
 
 
 def _table() -> str:
@@ -558,10 +708,22 @@ def _kinds(filters: SearchFilters) -> list[str]:
 
 
 def _matches(plan: Plan, levels: tuple[str, ...], filters: SearchFilters) -> list[Row]:
+    """The engine's matches of the items the catalogue holds (published, at the access
+    level the index has for them) and the filters keep."""
     kinds = _kinds(filters)
     if connection.vendor == "postgresql":
-        return _pg_matches(plan, levels, filters, kinds)
-    return _sqlite_matches(plan, levels, filters, kinds)
+        found = _pg_matches(plan, levels, kinds)
+    else:
+        found = _sqlite_matches(plan, levels, kinds)
+    cards = catalogue()
+    rows = []
+    for row in found:
+        card = cards.get((row.kind, row.object_id))
+        if card is None or card.access != row.access or not card.kept_by(filters):
+            continue
+        row.title = card.title if row.titled else None
+        rows.append(row)
+    return rows
 
 
 def _order(rows: list[Row], plan: Plan) -> list[Row]:
@@ -622,43 +784,38 @@ def _fts_query(plan: Plan, *, columns: str | None = None) -> str:
     return f"{{{columns}}} : ({expr})" if columns else expr
 
 
-def _sqlite_matches(
-    plan: Plan, levels: tuple[str, ...], filters: SearchFilters, kinds: list[str]
-) -> list[Row]:
-    visible, visible_params = _visible_sql(filters, kinds)
+def _sqlite_matches(plan: Plan, levels: tuple[str, ...], kinds: list[str]) -> list[Row]:
     marks = ", ".join(["%s"] * len(levels)) or "NULL"
+    kind_marks = ", ".join(["%s"] * len(kinds))
     sql = f"""
-        WITH m AS (
-            SELECT kind, object_id, access, rowid AS rid, -{_BM25} AS rank
-            FROM questions_search_index
-            WHERE questions_search_index MATCH %s AND access IN ({marks})
-            UNION ALL
-            SELECT kind, object_id, access, rowid AS rid, -{_BM25} AS rank
-            FROM questions_search_index
-            WHERE questions_search_index MATCH %s AND access NOT IN ({marks})
-        )
-        SELECT m.kind, m.object_id, m.access, m.rank, m.rid
-        FROM m JOIN ({visible}) v
-          ON v.kind = m.kind AND v.object_id = m.object_id AND v.access = m.access
+        SELECT kind, object_id, access, -{_BM25} AS rank, rowid AS rid
+        FROM questions_search_index
+        WHERE questions_search_index MATCH %s AND access IN ({marks}) AND kind IN ({kind_marks})
+        UNION ALL
+        SELECT kind, object_id, access, -{_BM25} AS rank, rowid AS rid
+        FROM questions_search_index
+        WHERE questions_search_index MATCH %s AND access NOT IN ({marks})
+          AND kind IN ({kind_marks})
     """
     params = [
         _fts_query(plan),
         *levels,
+        *kinds,
         _fts_query(plan, columns="title public_text"),
         *levels,
-        *visible_params,
+        *kinds,
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = [Row(k, int(o), a, float(r), None, rid) for k, o, a, r, rid in cursor.fetchall()]
         if rows:
             cursor.execute(
-                "SELECT rowid, title FROM questions_search_index WHERE questions_search_index MATCH %s",
+                "SELECT rowid FROM questions_search_index WHERE questions_search_index MATCH %s",
                 [_fts_query(plan, columns="title")],
             )
-            titled = dict(cursor.fetchall())
+            titled = {rowid for (rowid,) in cursor.fetchall()}
             for row in rows:
-                row.title = titled.get(row.ref)
+                row.titled = row.ref in titled
     return rows
 
 
@@ -709,32 +866,28 @@ def _tsquery(plan: Plan) -> str:
     return " | ".join(alternatives)
 
 
-def _pg_matches(
-    plan: Plan, levels: tuple[str, ...], filters: SearchFilters, kinds: list[str]
-) -> list[Row]:
-    """One indexed query: the vector this viewer may search (full text at the readable
-    ``levels``, public text otherwise), ranked, with whether the title (weight A of the
-    small public vector) holds it."""
-    visible, visible_params = _visible_sql(filters, kinds)
-    sql = f"""
-        WITH q AS (SELECT to_tsquery('english', %s) AS query),
-        m AS (
-            SELECT d.kind, d.object_id, d.access, d.title, d.public_vector AS pub,
-                   CASE WHEN d.access = ANY(%s) THEN d.full_vector ELSE d.public_vector END AS vec
-            FROM questions_search_document d, q
-            WHERE d.kind = ANY(%s)
-              AND ((d.access = ANY(%s) AND d.full_vector @@ q.query)
-                   OR (NOT d.access = ANY(%s) AND d.public_vector @@ q.query))
-        )
-        SELECT m.kind, m.object_id, m.access, ts_rank_cd(m.vec, q.query, 1),
-               CASE WHEN ts_filter(m.pub, '{{a}}') @@ q.query THEN m.title END
-        FROM m JOIN ({visible}) v
-          ON v.kind = m.kind AND v.object_id = m.object_id AND v.access = m.access, q
+def _pg_matches(plan: Plan, levels: tuple[str, ...], kinds: list[str]) -> list[Row]:
+    """The vector this viewer may search (full text at the readable ``levels``, public
+    text otherwise), ranked, with whether the title (weight A of the small public vector)
+    holds the query: two index scans, one per side of the gate."""
+    sql = """
+        WITH q AS (SELECT to_tsquery('english', %s) AS query)
+        SELECT d.kind, d.object_id, d.access, ts_rank_cd(d.full_vector, q.query, 1),
+               ts_filter(d.public_vector, '{a}') @@ q.query
+        FROM questions_search_document d, q
+        WHERE d.full_vector @@ q.query AND d.access = ANY(%s) AND d.kind = ANY(%s)
+        UNION ALL
+        SELECT d.kind, d.object_id, d.access, ts_rank_cd(d.public_vector, q.query, 1),
+               ts_filter(d.public_vector, '{a}') @@ q.query
+        FROM questions_search_document d, q
+        WHERE d.public_vector @@ q.query AND NOT d.access = ANY(%s) AND d.kind = ANY(%s)
     """
     arr = list(levels)  # a list: psycopg sends a tuple as a record, which ANY() cannot take
     with connection.cursor() as cursor:
-        cursor.execute(sql, [_tsquery(plan), arr, kinds, arr, arr, *visible_params])
-        return [Row(k, int(o), a, float(r), t) for k, o, a, r, t in cursor.fetchall()]
+        cursor.execute(sql, [_tsquery(plan), arr, kinds, arr, kinds])
+        return [
+            Row(k, int(o), a, float(r), None, titled=bool(t)) for k, o, a, r, t in cursor.fetchall()
+        ]
 
 
 _trigram: dict[str, bool] = {}
@@ -776,23 +929,41 @@ def _trigram_matches(text: str, levels: tuple[str, ...], filters: SearchFilters)
         return [Row(k, int(o), a, float(s), None) for k, o, a, s, _ in cursor.fetchall()]
 
 
+def _tsquery_any(plan: Plan) -> str:
+    """A ``to_tsquery`` string matching any one word of the plan."""
+    return " | ".join(sorted({f"'{w}'" for v in plan.variants for t in v for w in t.split()}))
+
+
 def _pg_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
+    """A snippet of the public text or, for a reader of the item, of the guarded text when
+    only that holds the words, as on SQLite (never of the title, which the hit shows)."""
     if not rows:
         return {}
     options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
     sql = """
+        WITH q AS (SELECT to_tsquery('english', %s) AS query,
+                          to_tsquery('english', %s) AS any_word)
         SELECT d.kind || ':' || d.object_id, ts_headline('english', left(
-                   d.public_text
-                       || CASE WHEN d.access = ANY(%s) THEN ' ' || d.guarded_text ELSE '' END,
+                   CASE WHEN d.access = ANY(%s)
+                             AND NOT ts_filter(d.public_vector, '{b}') @@ q.any_word
+                             AND ts_filter(d.full_vector, '{c}') @@ q.any_word
+                        THEN d.guarded_text ELSE d.public_text END,
                    %s),
-               to_tsquery('english', %s), %s)
-        FROM questions_search_document d
+               q.query, %s)
+        FROM q, questions_search_document d
         JOIN unnest(%s::text[], %s::bigint[]) AS page(kind, object_id)
           ON page.kind = d.kind AND page.object_id = d.object_id
     """
     kinds, ids = [r.kind for r in rows], [r.object_id for r in rows]
+    params: list[Any] = [
+        _tsquery(plan),
+        _tsquery_any(plan),
+        list(levels),
+        _PG_HEADLINE_CHARS,
+        options,
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [list(levels), _PG_HEADLINE_CHARS, _tsquery(plan), options, kinds, ids])
+        cursor.execute(sql, [*params, kinds, ids])
         return dict(cursor.fetchall())
 
 
@@ -800,8 +971,8 @@ def _pg_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[A
 
 
 def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[SearchHit]:
-    """The page's objects through the ORM (a query per kind on the page) and their
-    snippets (one or two engine queries for the page's rows only)."""
+    """The page's hits from the catalogue, with their snippets (one or two engine queries
+    for the page's rows only)."""
     if not rows:
         return []
     if connection.vendor == "postgresql":
@@ -810,43 +981,26 @@ def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[S
     else:
         snippets = _sqlite_snippets(plan, rows, levels)
         snip = {(r.kind, r.object_id): snippets.get(r.ref, "") for r in rows}
-    ids: dict[str, list[int]] = {}
-    for r in rows:
-        ids.setdefault(r.kind, []).append(r.object_id)
-    loaders = {
-        # without the long text fields: the page shows none, and the page is cached whole
-        "question": lambda pks: (
-            Question.objects.filter(pk__in=pks)
-            .select_related("track")
-            .defer("answer", "body", "track__description")
-        ),
-        "concept": lambda pks: Concept.objects.filter(pk__in=pks).defer("body"),
-        "lesson": lambda pks: (
-            Lesson.objects.filter(pk__in=pks).select_related("part").defer("body")
-        ),
-        "track": lambda pks: Track.objects.filter(pk__in=pks),
-        "guide": lambda pks: Guide.objects.filter(pk__in=pks),
-        "guideitem": lambda pks: GuideItem.objects.filter(pk__in=pks).select_related(
-            "section__guide"
-        ),
-    }
-    objects = {(k, o.pk): o for k, pks in ids.items() for o in loaders[k](pks)}
+    cards = catalogue()
     hits = []
     for r in rows:
-        obj = objects.get((r.kind, r.object_id))
-        if obj is None:
-            continue  # deleted between the two queries
-        readable = r.access in levels
+        card = cards.get((r.kind, r.object_id))
+        if card is None:
+            continue  # withdrawn since the match (a new version's catalogue)
         hits.append(
             SearchHit(
                 r.kind,
-                obj,
-                obj.title,
-                _url(r.kind, obj),
+                r.object_id,
+                card.title,
+                card.url,
                 render_snippet(snip[(r.kind, r.object_id)]),
                 r.rank,
-                readable,
-                _context(r.kind, obj),
+                r.access in levels,
+                card.context,
+                access=card.access,
+                difficulty=card.difficulty,
+                difficulty_label=card.difficulty_label,
+                published_at=card.published_at,
             )
         )
     return hits

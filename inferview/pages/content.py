@@ -485,7 +485,7 @@ def search(request: HttpRequest) -> HttpResponse:
 
     def render_hits(results: site_search.SearchResults) -> str:
         # once per query, tier and page: the lock badges depend on the tier alone
-        questions = [h.obj for h in results.hits if h.type == "question"]
+        questions = [h for h in results.hits if h.type == "question"]  # each has .access
         access_selectors.annotate_access(request.user, questions)
         return render_to_string("questions/_search_hits.html", {"r": results})
 
