@@ -38,6 +38,7 @@ locked answer's words can neither find an item nor appear in a result.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import logging
@@ -95,6 +96,7 @@ class SearchHit:
     difficulty: str = ""  # a question's, for its badges
     difficulty_label: str = ""
     published_at: Any = None
+    badges: str = ""  # a question's badges as the caller's ``render`` made them
 
     @property
     def type_label(self) -> str:
@@ -276,11 +278,12 @@ def _run(
         results.suggestion = correction
     if not rows and correct and connection.vendor == "postgresql":
         rows = _trigram_matches(text, levels, filters)
-    ordered = _order(rows, plan)
-    results.counts = dict(Counter(r.kind for r in ordered))
-    shown = [r for r in ordered if filters.type in (None, "", r.kind)]
+    results.counts = dict(Counter(r.kind for r in rows))
+    shown = [r for r in rows if filters.type in (None, "", r.kind)]
     results.total = len(shown)
     results.page = min(max(1, page), results.pages)
+    _rank(shown, plan, levels, results.page * per_page)
+    shown = _order(shown, plan)
     start = (results.page - 1) * per_page
     results.hits = _materialise(shown[start : start + per_page], plan, levels)
     return results
@@ -642,6 +645,7 @@ class Row:
     title: str | None  # set when the title matched (from the catalogue, by ``_matches``)
     ref: Any = None  # the engine's handle for the snippet query (SQLite rowid)
     titled: bool = False  # the engine found the query in the title
+    ranked: bool = True  # False until PostgreSQL's rank is asked for (``_rank``)
 
 
 def _table() -> str:
@@ -716,12 +720,14 @@ def _matches(plan: Plan, levels: tuple[str, ...], filters: SearchFilters) -> lis
     else:
         found = _sqlite_matches(plan, levels, kinds)
     cards = catalogue()
+    check = filters.questions_only
     rows = []
     for row in found:
         card = cards.get((row.kind, row.object_id))
-        if card is None or card.access != row.access or not card.kept_by(filters):
+        if card is None or card.access != row.access or (check and not card.kept_by(filters)):
             continue
-        row.title = card.title if row.titled else None
+        if row.titled:
+            row.title = card.title
         rows.append(row)
     return rows
 
@@ -730,19 +736,29 @@ def _order(rows: list[Row], plan: Plan) -> list[Row]:
     """Title matches first, the closest title first; then the engine's rank."""
     query_words = set(_content(plan.words)) | plan.all_terms
     joined = "".join(_content(plan.words))
+    same: dict[str, bool] = {}  # titles share most of their words: each is compared once
 
     def key(row: Row) -> tuple[float, float]:
         tier = 0.0
         if row.title is not None:
-            title_words = _content(_WORD.findall(row.title.lower()))
+            title_words = _title_words(row.title)
             if "".join(title_words) == joined:
                 tier = 3.0  # the title is the query (maybe joined or with "The")
             else:
-                covered = sum(1 for w in title_words if _same_word(w, query_words))
+                covered = 0
+                for w in title_words:
+                    if w not in same:
+                        same[w] = _same_word(w, query_words)
+                    covered += same[w]
                 tier = 1.0 + covered / max(1, len(title_words))
         return (-tier, -row.rank)
 
     return sorted(rows, key=key)
+
+
+@functools.lru_cache(maxsize=8192)
+def _title_words(title: str) -> tuple[str, ...]:
+    return tuple(_content(_WORD.findall(title.lower())))
 
 
 def _same_word(word: str, query_words: set[str]) -> bool:
@@ -869,16 +885,15 @@ def _tsquery(plan: Plan) -> str:
 def _pg_matches(plan: Plan, levels: tuple[str, ...], kinds: list[str]) -> list[Row]:
     """The vector this viewer may search (full text at the readable ``levels``, public
     text otherwise), ranked, with whether the title (weight A of the small public vector)
-    holds the query: two index scans, one per side of the gate."""
+    holds the query (``title_vector``, migration 0015): two index scans, one per side of
+    the gate."""
     sql = """
         WITH q AS (SELECT to_tsquery('english', %s) AS query)
-        SELECT d.kind, d.object_id, d.access, ts_rank_cd(d.full_vector, q.query, 1),
-               ts_filter(d.public_vector, '{a}') @@ q.query
+        SELECT d.kind, d.object_id, d.access, d.title_vector @@ q.query
         FROM questions_search_document d, q
         WHERE d.full_vector @@ q.query AND d.access = ANY(%s) AND d.kind = ANY(%s)
         UNION ALL
-        SELECT d.kind, d.object_id, d.access, ts_rank_cd(d.public_vector, q.query, 1),
-               ts_filter(d.public_vector, '{a}') @@ q.query
+        SELECT d.kind, d.object_id, d.access, d.title_vector @@ q.query
         FROM questions_search_document d, q
         WHERE d.public_vector @@ q.query AND NOT d.access = ANY(%s) AND d.kind = ANY(%s)
     """
@@ -886,8 +901,49 @@ def _pg_matches(plan: Plan, levels: tuple[str, ...], kinds: list[str]) -> list[R
     with connection.cursor() as cursor:
         cursor.execute(sql, [_tsquery(plan), arr, kinds, arr, kinds])
         return [
-            Row(k, int(o), a, float(r), None, titled=bool(t)) for k, o, a, r, t in cursor.fetchall()
+            Row(k, int(o), a, 0.0, None, titled=bool(t), ranked=False)
+            for k, o, a, t in cursor.fetchall()
         ]
+
+
+def _rank(rows: list[Row], plan: Plan, levels: tuple[str, ...], needed: int) -> None:
+    """PostgreSQL's weighted rank (``ts_rank_cd`` over the vector each row was matched in)
+    for the rows that decide the first ``needed`` places, and only those: title matches
+    come first whatever their rank, so when there are at least ``needed`` of them the
+    rest (often most of the matches) are never ranked. Unranked rows then sit after the
+    title matches, beyond the page. A no-op for rows an engine ranked already."""
+    if all(r.ranked for r in rows):
+        return
+    titled = [r for r in rows if r.title is not None]
+    _rank_rows(
+        [r for r in (titled if len(titled) >= needed else rows) if not r.ranked], plan, levels
+    )
+
+
+def _rank_rows(todo: list[Row], plan: Plan, levels: tuple[str, ...]) -> None:
+    if not todo:
+        return
+    sql = """
+        WITH q AS (SELECT to_tsquery('english', %s) AS query)
+        SELECT d.kind, d.object_id, ts_rank_cd(
+                   CASE WHEN d.access = ANY(%s) THEN d.full_vector ELSE d.public_vector END,
+                   q.query, 1)
+        FROM q, questions_search_document d
+        JOIN unnest(%s::text[], %s::bigint[]) AS page(kind, object_id)
+          ON page.kind = d.kind AND page.object_id = d.object_id
+    """
+    params: list[Any] = [
+        _tsquery(plan),
+        list(levels),
+        [r.kind for r in todo],
+        [r.object_id for r in todo],
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        ranks = {(k, int(o)): float(r) for k, o, r in cursor.fetchall()}
+    for row in todo:
+        row.rank = ranks.get((row.kind, row.object_id), 0.0)
+        row.ranked = True
 
 
 _trigram: dict[str, bool] = {}

@@ -487,6 +487,12 @@ def search(request: HttpRequest) -> HttpResponse:
         # once per query, tier and page: the lock badges depend on the tier alone
         questions = [h for h in results.hits if h.type == "question"]  # each has .access
         access_selectors.annotate_access(request.user, questions)
+        badges: dict[tuple[Any, ...], str] = {}  # a page holds a few distinct badge rows
+        for hit in questions:
+            key = (hit.difficulty, hit.is_new, hit.lock_label, hit.viewer_can_read)  # type: ignore[attr-defined]
+            if key not in badges:
+                badges[key] = render_to_string("questions/_badges.html", {"q": hit})
+            hit.badges = badges[key]
         return render_to_string("questions/_search_hits.html", {"r": results})
 
     results = (

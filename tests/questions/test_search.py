@@ -357,3 +357,43 @@ def test_search_api_pages_with_an_honest_total(client_for):
     for bad in ("0", "x", "-1", "1.5"):
         r = client.get("/api/v1/search/", {"q": "pangolin", "page": bad})
         assert r.status_code == 400 and "page" in r.json()["error"]["fields"], bad
+
+
+def test_ranking_only_what_decides_a_page_gives_the_pages_a_full_ranking_gives(
+    anonymous, monkeypatch
+):
+    """PostgreSQL ranks the title matches alone when they fill the pages up to the one asked
+    for (the rest sort after them whatever their rank): every page, and every score shown,
+    is the same as with every match ranked."""
+    track = TrackFactory(slug="okapi")
+    for n in range(1, 26):
+        QuestionFactory(
+            track=track,
+            number=n,
+            title=f"Okapi herd number {n}" if n % 2 else f"Field notes {n}",
+            answer=" ".join(["okapi"] * (n % 5 + 1) + ["and the herd"] * (n % 3 + 1)),
+            access="open",
+        )
+    filters = SearchFilters()
+
+    def pages():
+        return [
+            [
+                (h.object_id, h.score)
+                for h in site_search._run("okapi herd", ("open",), filters, p, 5, False).hits
+            ]
+            for p in range(1, 6)
+        ]
+
+    partial = pages()
+    monkeypatch.setattr(  # every match ranked, as before ranking was limited
+        site_search,
+        "_rank",
+        lambda rows, plan, levels, _: site_search._rank_rows(
+            [r for r in rows if not r.ranked], plan, levels
+        ),
+    )
+    full = pages()
+    assert partial == full and sum(len(p) for p in full) == 25
+    titled = {q.pk for q in Question.objects.filter(title__startswith="Okapi")}
+    assert {pk for pk, _ in full[0] + full[1]} <= titled  # 13 title matches fill pages 1-2
