@@ -529,7 +529,7 @@ class Card:
     title: str
     url: str
     context: str = ""
-    track: str = ""  # a question's track slug, difficulty and kind
+    track: str = ""  # a question's track slug (a track's own), difficulty and kind
     difficulty: str = ""
     difficulty_label: str = ""
     question_kind: str = ""
@@ -566,6 +566,11 @@ def catalogue() -> dict[tuple[str, int], Card]:
         with _CATALOGUE_LOCK:
             _catalogue_cache.update(key=key, cards=cards)
     return cards
+
+
+def track_choices() -> list[tuple[str, str]]:
+    """(slug, title) of each published track, in the tracks' order, for the track filter."""
+    return [(c.track, c.title) for c in catalogue().values() if c.kind == "track"]
 
 
 def forget_catalogue() -> None:
@@ -612,7 +617,7 @@ def _build_catalogue() -> dict[tuple[str, int], Card]:
     cards: dict[tuple[str, int], Card] = {}
     for kind, queryset in loaders.items():
         for obj in queryset:
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = {"track": obj.slug} if kind == "track" else {}
             if kind == "question":
                 extra = {
                     "track": obj.track.slug,
@@ -636,7 +641,7 @@ def _build_catalogue() -> dict[tuple[str, int], Card]:
 # --- Matching ------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)  # thousands per search on a large site: slots make them cheaper
 class Row:
     kind: str
     object_id: int
@@ -753,7 +758,8 @@ def _order(rows: list[Row], plan: Plan) -> list[Row]:
                 tier = 1.0 + covered / max(1, len(title_words))
         return (-tier, -row.rank)
 
-    return sorted(rows, key=key)
+    # rows left unranked (``_rank``) are never on the page: they follow, unsorted
+    return sorted((r for r in rows if r.ranked), key=key) + [r for r in rows if not r.ranked]
 
 
 @functools.lru_cache(maxsize=8192)

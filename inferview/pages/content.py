@@ -514,7 +514,7 @@ def search(request: HttpRequest) -> HttpResponse:
             "q": text,
             "filters": filters,
             "results": results,
-            "tracks": Track.objects.published().only("slug", "title"),
+            "tracks": site_search.track_choices(),  # from search's catalogue: no query
             "difficulties": Difficulty.choices,
             "kinds": Kind.choices,
             "types": list(site_search.TYPE_LABELS.items()),
