@@ -252,7 +252,7 @@ def run(
             results.hits = []  # in the HTML now: the cached page need not carry the objects
         return results
 
-    return content_version.cached(f"search:v1:{connection.alias}:{digest}", compute)
+    return content_version.cached(f"search:v2:{connection.alias}:{digest}", compute)
 
 
 def _run(
@@ -876,6 +876,8 @@ _PG_HEADLINE = (
     "FragmentDelimiter=' … ', MaxFragments=2"
 )
 _PG_HEADLINE_CHARS = 4000  # ts_headline re-parses its text; bound the cost per result
+_PG_HEADLINE_WINDOW = 1200  # guarded text: this much around the first query word found
+_PG_HEADLINE_BEFORE = 200  # of which this much before it
 
 
 def _tsquery(plan: Plan) -> str:
@@ -998,34 +1000,64 @@ def _tsquery_any(plan: Plan) -> str:
 
 def _pg_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
     """A snippet of the public text or, for a reader of the item, of the guarded text when
-    only that holds the words, as on SQLite (never of the title, which the hit shows)."""
+    only that holds the words, as on SQLite (never of the title, which the hit shows).
+
+    ``ts_headline`` parses all the text it is given, and guarded text (an answer, a
+    concept's body) runs to thousands of characters: it is given the stretch around the
+    first place a query word appears as typed (from the word boundary before), or the
+    first ``_PG_HEADLINE_CHARS`` when no word appears as typed (only a stemmed form)."""
     if not rows:
         return {}
     options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
-    sql = """
+    sql = r"""
         WITH q AS (SELECT to_tsquery('english', %s) AS query,
-                          to_tsquery('english', %s) AS any_word)
-        SELECT d.kind || ':' || d.object_id, ts_headline('english', left(
+                          to_tsquery('english', %s) AS any_word),
+        page AS (
+            SELECT d.kind, d.object_id,
                    CASE WHEN d.access = ANY(%s)
                              AND NOT ts_filter(d.public_vector, '{b}') @@ q.any_word
                              AND ts_filter(d.full_vector, '{c}') @@ q.any_word
-                        THEN d.guarded_text ELSE d.public_text END,
-                   %s),
-               q.query, %s)
-        FROM q, questions_search_document d
-        JOIN unnest(%s::text[], %s::bigint[]) AS page(kind, object_id)
-          ON page.kind = d.kind AND page.object_id = d.object_id
+                        THEN d.guarded_text END AS guarded,
+                   d.public_text
+            FROM q, questions_search_document d
+            JOIN unnest(%s::text[], %s::bigint[]) AS p(kind, object_id)
+              ON p.kind = d.kind AND p.object_id = d.object_id
+        ),
+        cut AS (
+            SELECT kind, object_id, public_text, guarded,
+                   (SELECT min(nullif(strpos(lower(guarded), w), 0))
+                    FROM unnest(%s::text[]) AS w) AS at
+            FROM page
+        )
+        SELECT kind || ':' || object_id, ts_headline('english',
+                   CASE WHEN guarded IS NULL THEN left(public_text, %s)
+                        WHEN at IS NULL OR at <= %s THEN left(guarded, %s)
+                        ELSE coalesce(substring(substr(guarded, at - %s, %s) FROM '^\S*\s(.*)$'),
+                                      substr(guarded, at, %s))
+                   END,
+                   q.query, %s)
+        FROM cut, q
     """
+    words = sorted({w for v in plan.variants for t in v for w in t.split()})
     kinds, ids = [r.kind for r in rows], [r.object_id for r in rows]
+    chars, before = _PG_HEADLINE_CHARS, _PG_HEADLINE_BEFORE
     params: list[Any] = [
         _tsquery(plan),
         _tsquery_any(plan),
         list(levels),
-        _PG_HEADLINE_CHARS,
+        kinds,
+        ids,
+        words,
+        chars,
+        before,
+        chars,
+        before,
+        _PG_HEADLINE_WINDOW,
+        _PG_HEADLINE_WINDOW,
         options,
     ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, kinds, ids])
+        cursor.execute(sql, params)
         return dict(cursor.fetchall())
 
 

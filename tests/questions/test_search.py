@@ -397,3 +397,19 @@ def test_ranking_only_what_decides_a_page_gives_the_pages_a_full_ranking_gives(
     assert partial == full and sum(len(p) for p in full) == 25
     titled = {q.pk for q in Question.objects.filter(title__startswith="Okapi")}
     assert {pk for pk, _ in full[0] + full[1]} <= titled  # 13 title matches fill pages 1-2
+
+
+def test_a_word_deep_in_a_long_answer_is_quoted_for_a_reader_who_may_read_it(
+    premium_user, anonymous
+):
+    """The snippet of a long guarded text is cut around the word, however far in it is
+    (PostgreSQL gives ts_headline that stretch alone), and never for a locked reader."""
+    QuestionFactory(
+        title="Long notes",
+        summary="A long answer.",
+        answer="Filler words that say nothing. " * 200 + "The wombatine estimate is 7 ms.",
+        access="premium",
+    )
+    [hit] = search("wombatine", user=premium_user)
+    assert "<mark>wombatine</mark> estimate" in str(hit.snippet)
+    assert search("wombatine", user=anonymous) == []
