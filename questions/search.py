@@ -7,9 +7,19 @@ misspelt. ``search(text, levels=...)`` is the same ranking as a plain list (the 
 
 Engines. On PostgreSQL the query runs over the stored, GIN-indexed
 ``questions_search_document`` (migration ``0006``: tsvectors weighted title A, public text
-B, guarded text C); on SQLite over the FTS5 table ``questions_search_index`` (migration
-``0003``), scored by ``bm25`` with column weights (title 10, public 4, guarded 2). Both are
-kept current by triggers on the content tables, so saves and imports need no extra step.
+B, guarded text C; migration ``0015`` adds a stored title vector); on SQLite over the FTS5
+table ``questions_search_index`` (migration ``0003``), scored by ``bm25`` with column
+weights (title 10, public 4, guarded 2). Both are kept current by triggers on the content
+tables, so saves and imports need no extra step.
+
+What a hit shows comes from the *catalogue* (``catalogue()``): every published item with
+its access level, title, URL, context and filter fields, built once per process for each
+content version. A match is kept only if its item is there at the access level the index
+holds (that is what published means to search), so neither the match nor the page needs
+a query of the content tables. A search on PostgreSQL is then three statements: the
+matches (unranked, with whether the title holds the query), ``ts_rank_cd`` for the
+matches that decide the page (``_rank``: the title matches alone when there are enough of
+them to fill it), and the page's snippets.
 
 Ranking, the same on both engines (``_order``): an item whose *title* holds the query
 comes first, closest title first (the KV cache concept, titled "The KV cache", is an exact
@@ -581,60 +591,75 @@ def forget_catalogue() -> None:
 
 def _build_catalogue() -> dict[tuple[str, int], Card]:
     """The published items, as ``_visible_sql`` defines them (a question in a published
-    track, a lesson in a published part, a guide item in a published guide)."""
-    loaders: dict[str, Any] = {
-        "question": Question.objects.filter(published=True, track__published=True)
-        .select_related("track")
-        .only(
-            "id",
-            "access",
-            "title",
-            "number",
-            "slug",
-            "difficulty",
-            "kind",
-            "published_at",
-            "track__slug",
-            "track__title",
-        ),
-        "concept": Concept.objects.filter(published=True).only("id", "access", "title", "slug"),
-        "track": Track.objects.filter(published=True).only("id", "title", "slug"),
-        "guide": Guide.objects.filter(published=True).only("id", "title", "slug"),
-        "lesson": Lesson.objects.filter(published=True, part__published=True)
-        .select_related("part")
-        .only("id", "access", "title", "slug", "part__slug", "part__title"),
-        "guideitem": GuideItem.objects.filter(section__guide__published=True)
-        .select_related("section__guide")
-        .only(
-            "id",
-            "title",
-            "section__slug",
-            "section__title",
-            "section__guide__slug",
-            "section__guide__title",
-        ),
-    }
+    track, a lesson in a published part, a guide item in a published guide). Plain rows
+    and one ``reverse`` per kind of URL: this runs once per process and content version,
+    and a site of thousands of items should not wait on model instances for it."""
+    from django.urls import reverse
+
+    slot, number = "zzslotzz", 987654321  # fit the URL patterns' slug and int converters
+
+    def route(name: str, count: int) -> str:
+        return reverse(name, args=[f"{slot}{i}" for i in range(count)])
+
+    def fill(pattern: str, *values: Any) -> str:
+        for i, value in enumerate(values):
+            pattern = pattern.replace(f"{slot}{i}", str(value), 1)
+        return pattern
+
+    question_url = reverse("questions:detail", args=[f"{slot}0", number, f"{slot}1"])
+    labels = dict(Difficulty.choices)
     cards: dict[tuple[str, int], Card] = {}
-    for kind, queryset in loaders.items():
-        for obj in queryset:
-            extra: dict[str, Any] = {"track": obj.slug} if kind == "track" else {}
-            if kind == "question":
-                extra = {
-                    "track": obj.track.slug,
-                    "difficulty": obj.difficulty,
-                    "difficulty_label": obj.get_difficulty_display(),
-                    "question_kind": obj.kind,
-                    "published_at": obj.published_at,
-                }
-            cards[(kind, obj.pk)] = Card(
-                kind,
-                obj.pk,
-                getattr(obj, "access", "open"),
-                obj.title,
-                _url(kind, obj),
-                _context(kind, obj),
-                **extra,
-            )
+    for pk, access, title, qslug, num, difficulty, qkind, published_at, tslug, ttitle in (
+        Question.objects.filter(published=True, track__published=True)
+        .order_by()
+        .values_list(
+            "id", "access", "title", "slug", "number", "difficulty", "kind", "published_at",
+            "track__slug", "track__title",
+        )
+    ):  # fmt: skip
+        path = question_url.replace(f"{slot}0", tslug, 1).replace(str(number), str(num), 1)
+        cards[("question", pk)] = Card(
+            "question",
+            pk,
+            access,
+            title,
+            path.replace(f"{slot}1", qslug, 1),
+            f"{ttitle} / {num}",
+            track=tslug,
+            difficulty=difficulty,
+            difficulty_label=str(labels.get(difficulty, difficulty)),
+            question_kind=qkind,
+            published_at=published_at,
+        )
+    concept, track, guide = (route(f"questions:{n}", 1) for n in ("concept", "track", "guide"))
+    for pk, access, title, slug in (
+        Concept.objects.filter(published=True)
+        .order_by()
+        .values_list("id", "access", "title", "slug")
+    ):
+        cards[("concept", pk)] = Card("concept", pk, access, title, fill(concept, slug))
+    for pk, title, slug in Track.objects.filter(published=True).values_list("id", "title", "slug"):
+        cards[("track", pk)] = Card("track", pk, "open", title, fill(track, slug), track=slug)
+    for pk, title, slug in Guide.objects.filter(published=True).values_list("id", "title", "slug"):
+        cards[("guide", pk)] = Card("guide", pk, "open", title, fill(guide, slug))
+    lesson = route("questions:lesson", 2)
+    for pk, access, title, slug, pslug, ptitle in (
+        Lesson.objects.filter(published=True, part__published=True)
+        .order_by()
+        .values_list("id", "access", "title", "slug", "part__slug", "part__title")
+    ):
+        cards[("lesson", pk)] = Card("lesson", pk, access, title, fill(lesson, pslug, slug), ptitle)
+    for pk, title, sslug, stitle, gslug, gtitle in (
+        GuideItem.objects.filter(section__guide__published=True)
+        .order_by()
+        .values_list(
+            "id", "title", "section__slug", "section__title", "section__guide__slug",
+            "section__guide__title",
+        )
+    ):  # fmt: skip
+        cards[("guideitem", pk)] = Card(
+            "guideitem", pk, "open", title, f"{fill(guide, gslug)}#{sslug}", f"{gtitle}: {stitle}"
+        )
     return cards
 
 
@@ -1098,22 +1123,6 @@ def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[S
             )
         )
     return hits
-
-
-def _url(kind: str, obj: Any) -> str:
-    if kind == "guideitem":
-        return f"{obj.section.guide.get_absolute_url()}#{obj.section.slug}"
-    return obj.get_absolute_url()
-
-
-def _context(kind: str, obj: Any) -> str:
-    if kind == "question":
-        return f"{obj.track.title} / {obj.number}"
-    if kind == "guideitem":
-        return f"{obj.section.guide.title}: {obj.section.title}"
-    if kind == "lesson":
-        return obj.part.title
-    return ""
 
 
 # --- Keeping the SQLite index whole ---------------------------------------------------------

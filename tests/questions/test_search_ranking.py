@@ -164,3 +164,36 @@ def test_the_page_shows_counts_pages_and_the_correction(shipped, db, client):
     assert "No results for “roofline modle”" in html and "The roofline model" in html
     html = client.get("/search/", {"q": "zzzqqq xxyyzz"}).content.decode()
     assert "Nothing matched" in html
+
+
+def test_the_catalogue_shows_each_published_item_as_its_page_does(shipped, db):
+    """The catalogue builds URLs from one reversed pattern per kind and reads plain rows:
+    every shipped item's URL, title, context and access are what its model gives, and
+    nothing unpublished is in it."""
+    from questions.models import Concept, Guide, GuideItem, Lesson, Question, Track
+
+    cards = site_search.catalogue()
+    expected = {}
+    for q in Question.objects.filter(published=True, track__published=True).select_related("track"):
+        expected[("question", q.pk)] = (
+            q.get_absolute_url(), q.title, f"{q.track.title} / {q.number}", q.access,
+        )  # fmt: skip
+    for model, kind in ((Concept, "concept"), (Track, "track"), (Guide, "guide")):
+        for item in model.objects.filter(published=True):
+            access = getattr(item, "access", "open")
+            expected[(kind, item.pk)] = (item.get_absolute_url(), item.title, "", access)
+    for lesson in Lesson.objects.filter(published=True, part__published=True):
+        expected[("lesson", lesson.pk)] = (
+            lesson.get_absolute_url(), lesson.title, lesson.part.title, lesson.access,
+        )  # fmt: skip
+    for gi in GuideItem.objects.filter(section__guide__published=True):
+        guide = gi.section.guide
+        expected[("guideitem", gi.pk)] = (
+            f"{guide.get_absolute_url()}#{gi.section.slug}",
+            gi.title,
+            f"{guide.title}: {gi.section.title}",
+            "open",
+        )
+    assert len(expected) > 600 and {k for k, _ in expected} == set(site_search.TYPES)
+    got = {key: (c.url, c.title, c.context, c.access) for key, c in cards.items()}
+    assert got == expected
