@@ -55,11 +55,13 @@ import logging
 import math
 import re
 import threading
+import uuid
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db import connection
 from django.utils.safestring import SafeString, mark_safe
 
@@ -564,18 +566,38 @@ def catalogue() -> dict[tuple[str, int], Card]:
     the access level the index holds, which is what publishing means to search; the page
     then needs no query to show its hits. When the version cannot be read (the shared
     cache is away) it is built for each search rather than risk showing a withdrawn item.
+
+    The version alone does not name the content: it starts again from 1 when the shared
+    cache is emptied (a Redis restart), and a process may hold a catalogue from before
+    that reached the same number. So the catalogue is also keyed by a token kept in the
+    shared cache beside the version, which an emptied cache no longer holds.
     """
     version = content_version.recent()
-    key = (connection.alias, connection.settings_dict.get("NAME"), version)
-    if version:
+    token = _catalogue_token(version) if version else None
+    key = (connection.alias, connection.settings_dict.get("NAME"), version, token)
+    if token:
         with _CATALOGUE_LOCK:
             if _catalogue_cache.get("key") == key:
                 return _catalogue_cache["cards"]
     cards = _build_catalogue()
-    if version:
+    if token:
         with _CATALOGUE_LOCK:
             _catalogue_cache.update(key=key, cards=cards)
     return cards
+
+
+def _catalogue_token(version: int) -> str | None:
+    """The shared cache's token for this version's catalogue (made by the first process to
+    ask), or None when the cache cannot be reached."""
+    try:
+        return cache.get_or_set(
+            f"derived:{version}:search:catalogue-token",
+            lambda: uuid.uuid4().hex,
+            content_version.DERIVED_TIMEOUT,
+        )
+    except Exception:
+        logger.warning("search catalogue token unavailable: building per search", exc_info=True)
+        return None
 
 
 def track_choices() -> list[tuple[str, str]]:

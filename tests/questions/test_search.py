@@ -413,3 +413,27 @@ def test_a_word_deep_in_a_long_answer_is_quoted_for_a_reader_who_may_read_it(
     [hit] = search("wombatine", user=premium_user)
     assert "<mark>wombatine</mark> estimate" in str(hit.snippet)
     assert search("wombatine", user=anonymous) == []
+
+
+def test_the_catalogue_is_rebuilt_when_the_shared_cache_is_emptied(anonymous):
+    """An emptied shared cache (a Redis restart) starts the content version again, and it
+    can reach the number a process's catalogue was built at, with other content: the
+    catalogue must not be taken for current then."""
+    from django.core.cache import caches
+
+    from questions import content_version
+
+    first = QuestionFactory(title="Aardwolf habits", access="open")
+    version = content_version.current()
+
+    def found():
+        hits = site_search._run("aardwolf", ("open",), SearchFilters(), 1, 20, False).hits
+        return [h.object_id for h in hits]
+
+    assert found() == [first.pk]
+    first.delete()
+    second = QuestionFactory(title="Aardwolf diet", access="open")
+    for alias in ("default", "local"):
+        caches[alias].clear()
+    caches["default"].set(content_version.KEY, version, None)  # the same number again
+    assert found() == [second.pk]
