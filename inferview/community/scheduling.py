@@ -10,6 +10,7 @@ check exact due dates.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import fsrs
 from django.conf import settings
@@ -52,12 +53,24 @@ def preview_intervals(
     Unfuzzed, so the labels are stable between page views; the recorded review may
     land a little either side once it is past the learning steps.
     """
-    now = now or timezone.now()
-    # A new card is an unsaved row with the model's defaults (learning, step 0), which are
-    # fsrs.Card's; its due date plays no part in its first review.
-    base = card_to_fsrs(card or ReviewCard())
+    if card is None:
+        return dict(_new_card_intervals())
+    return _intervals(card_to_fsrs(card), now or timezone.now())
+
+
+def _intervals(base: fsrs.Card, now: dt.datetime) -> dict[int, dt.timedelta]:
     return {
         r.value: LABEL_SCHEDULER.review_card(base, fsrs.Rating(r.value), review_datetime=now)[0].due
         - now
         for r in Rating
     }
+
+
+@functools.cache
+def _new_card_intervals() -> tuple[tuple[int, dt.timedelta], ...]:
+    """What each rating schedules for a card never reviewed, worked out once per process:
+    a new card is an unsaved row with the model's defaults (learning, step 0), which are
+    fsrs.Card's, and neither its due date nor the time of its first review plays a part
+    in that review's intervals (the labels' scheduler has no fuzz)."""
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    return tuple(_intervals(card_to_fsrs(ReviewCard()), now).items())

@@ -173,7 +173,7 @@ def question_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]
     A reader with nothing of their own on the question yet (no bookmark, progress, review
     card, difficulty vote or key-point score: a first view, mostly) gets the parts every
     such reader of the page gets, so those are rendered once per process (``_blank_key``)
-    with the form-token mark in them, and filled with this browser's token."""
+    with the form-token mark in them, which ``shared.fill`` fills with this browser's."""
     personal = community_pages.question_page_personal(
         user=request.user,
         question_id=data["pk"],
@@ -189,8 +189,7 @@ def question_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]
         if parts is None:
             parts = _question_parts(request, data, personal, csrf=shared.mark("csrf"))
             caches["local"].set(blank, parts, shared.SHARED_SECONDS)
-        token = get_token(request)
-        return {name: html.replace(shared.mark("csrf"), token) for name, html in parts.items()}
+        return parts
     return _question_parts(request, data, personal)
 
 

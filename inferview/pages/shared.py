@@ -184,9 +184,12 @@ def _own_actions(comment_pk: int, author_pk: int, reader_pk: int) -> str:
 
 
 def fill(request: HttpRequest, html: str, parts: dict[str, str]) -> str:
-    """Put this reader's parts into the shared HTML. An unknown mark is an error, not a
-    blank: a page must never go out with a hole (or a mark) in it."""
+    """Put this reader's parts into the shared HTML, and their form token wherever the
+    HTML or a part holds its mark. An unknown mark is an error, not a blank: a page must
+    never go out with a hole (or a mark) in it."""
     token = get_token(request)  # this browser's own secret, masked afresh
+    csrf = mark("csrf")  # parts may hold it too (parts shared between readers do)
+    parts = {name: part.replace(csrf, token) for name, part in parts.items()}
     values = {"csrf": token, "theme": escape(getattr(request.user, "theme", "") or ""), **parts}
     reader_pk = request.user.pk
 

@@ -7,6 +7,7 @@ the ``fsrs`` package's unfuzzed scheduler, which is what the labels promise to s
 import datetime as dt
 
 import fsrs
+import pytest
 
 from inferview.community import scheduling
 from inferview.community.models import Rating, ReviewCard
@@ -117,3 +118,25 @@ def test_a_new_cards_labels_are_those_of_a_fresh_fsrs_card():
             for r in Rating
         }
         assert scheduling.preview_intervals(card=None, now=now) == expected
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        T0,
+        dt.datetime(2031, 2, 28, 23, 59, 59, tzinfo=dt.UTC),
+        dt.datetime(2026, 12, 6, 15, 7, tzinfo=dt.UTC),
+    ],
+)
+def test_a_new_card_s_intervals_worked_out_once_hold_at_any_time(when):
+    """The labels for a card never reviewed are worked out once per process: the same
+    as reviewing a fresh card at any moment."""
+    fresh = scheduling.card_to_fsrs(ReviewCard())
+    direct = {
+        r.value: scheduling.LABEL_SCHEDULER.review_card(
+            fresh, fsrs.Rating(r.value), review_datetime=when
+        )[0].due
+        - when
+        for r in Rating
+    }
+    assert scheduling.preview_intervals(card=None, now=when) == direct
