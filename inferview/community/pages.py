@@ -249,7 +249,9 @@ def _reader_state(
     if candidates:
         # The candidates' ids are written into the SQL as integer literals, not passed as
         # parameters: with thirty of them a statement has over fifty parameters, and
-        # psycopg then parses its text afresh on every page instead of once.
+        # psycopg then parses its text afresh on every call. (Each question's text is its
+        # own statement, kept in psycopg's cache of 128 per connection: a page read again
+        # soon parses nothing.) At most discovery.FOLLOWING + KEPT (30) candidates: the bits fit.
         ids = [int(pk) for pk in candidates]
         bits = " ".join(f"WHEN {pk} THEN {1 << bit}" for bit, pk in enumerate(ids))
         in_list = ", ".join(str(pk) for pk in ids)

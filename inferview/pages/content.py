@@ -475,7 +475,8 @@ def search(request: HttpRequest) -> HttpResponse:
     """Search page: one page of 20 ranked hits, the total and a count per kind, a correction
     for a misspelt query, and snippets cut only from text this viewer may read. Nothing on
     it is the reader's own, so a signed-in reader gets their tier's shared part."""
-    text = request.GET.get("q", "").strip()
+    # echoed in the page's shared part, so never with a mark's characters
+    text = shared.strip_marks(request.GET.get("q", "")).strip()
     filters = site_search.SearchFilters.from_params(request.GET)
     try:
         page = int(request.GET.get("page", "1"))

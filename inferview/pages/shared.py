@@ -65,8 +65,20 @@ def no_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]:
     return {}
 
 
+class Unfillable(Exception):
+    """The shared HTML holds a mark ``fill`` has no value for: it came from somewhere
+    other than the page's own templates (text that held the mark characters), so the
+    page is rendered live for the reader instead."""
+
+
 def mark(name: str) -> str:
     return f"{OPEN}{name}{CLOSE}"
+
+
+def strip_marks(text: str) -> str:
+    """``text`` without the two mark characters, for what a reader types that a shared
+    part echoes (a search query): a mark there must never be taken for the page's own."""
+    return text.replace(OPEN, "").replace(CLOSE, "")
 
 
 def is_shared_render(request: HttpRequest) -> bool:
@@ -185,8 +197,8 @@ def _own_actions(comment_pk: int, author_pk: int, reader_pk: int) -> str:
 
 def fill(request: HttpRequest, html: str, parts: dict[str, str]) -> str:
     """Put this reader's parts into the shared HTML, and their form token wherever the
-    HTML or a part holds its mark. An unknown mark is an error, not a blank: a page must
-    never go out with a hole (or a mark) in it."""
+    HTML or a part holds its mark. An unknown mark raises ``Unfillable`` (``serve`` then
+    renders the page live), never a blank: a page must never go out with a hole in it."""
     token = get_token(request)  # this browser's own secret, masked afresh
     csrf = mark("csrf")  # parts may hold it too (parts shared between readers do)
     parts = {name: part.replace(csrf, token) for name, part in parts.items()}
@@ -195,8 +207,10 @@ def fill(request: HttpRequest, html: str, parts: dict[str, str]) -> str:
 
     def replace(m: re.Match[str]) -> str:
         name, comment, author = m.groups()
-        if name == "own":
+        if name == "own" and comment is not None:
             return _own_actions(int(comment), int(author), reader_pk)
+        if name not in values:
+            raise Unfillable(name)
         return values[name]
 
     return MARK.sub(replace, html)
@@ -215,6 +229,11 @@ def serve(
     if found is None:
         return None
     html, data = found
-    response = HttpResponse(fill(request, html, filler(request, data)))
+    try:
+        filled = fill(request, html, filler(request, data))
+    except Unfillable as exc:
+        logger.warning("shared part holds an unknown mark %r; rendering live", str(exc))
+        return None
+    response = HttpResponse(filled)
     response["X-Page-Cache"] = "shared"
     return response

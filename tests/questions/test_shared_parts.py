@@ -7,8 +7,9 @@ import datetime as dt
 import re
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection
+from django.middleware.csrf import _unmask_cipher_token
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -129,8 +130,16 @@ def test_readers_with_nothing_of_their_own_share_the_parts_rendered_once(
     monkeypatch.setattr(shared, "serve", lambda *args, **kwargs: None)
     _, alone = page(browser(client_for, free_user, "k" * 32), url)
     assert normal(filled) == normal(alone)
-    # the token in the parts is this browser's: a form posted with it is accepted
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', filled).group(1)
+    # every form token on the page, in the parts and around them, is this browser's
+    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', filled)
+    assert len(tokens) >= 4  # sign-out, bookmark, difficulty, practice, key points, rating
+    assert {_unmask_cipher_token(t) for t in tokens} == {"j" * 32}
+    stored = [v for k, v in caches["local"]._cache.items() if "blank-parts" in k]
+    assert stored and all(shared.mark("csrf").encode("utf-8") in v for v in stored)
+    assert not any(re.search(rb'value="[A-Za-z0-9]{64}"', v) for v in stored)
+    # and a form posted with the bookmark form's own token is accepted
+    form = filled[filled.index(reverse("community:bookmark-toggle")) :]
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
     c2 = browser(client_for, free_user, "j" * 32)
     c2.handler.enforce_csrf_checks = True
     posted = c2.post(
@@ -335,3 +344,26 @@ def test_a_shared_part_is_rendered_in_the_site_s_time_zone(client_for, free_user
     response, html = page(browser(client_for, free_user, "4" * 32), q.get_absolute_url())
     assert response["X-Page-Cache"] == "shared"
     assert comment.created_at.astimezone(dt.UTC).strftime("%H:%M") in html
+
+
+def test_text_holding_the_mark_characters_never_breaks_a_page(
+    client_for, free_user, question, rf, monkeypatch
+):
+    """A comment is refused them; a shared part holding a mark the page did not make is
+    rendered live, not a 500; a search query drops them."""
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError, match="U\\+E000"):
+        discussion_services.comment_create(
+            user=free_user, question=question, body=f"see {shared.mark('zzz')}"
+        )
+    request = rf.get("/")
+    request.user = free_user
+    for stray in (shared.mark("zzz"), f"{shared.OPEN}own{shared.CLOSE}"):
+        monkeypatch.setattr(shared, "shared_part", lambda *a, html=stray, **k: (html, {}))
+        assert shared.serve(None, shared.no_parts, request, (1, "w", "USD")) is None
+    found = browser(client_for, free_user, "p" * 32).get(
+        "/search/", {"q": f"open{shared.mark('zzz')}"}
+    )
+    assert found.status_code == 200
+    assert shared.OPEN not in found.content.decode()

@@ -29,6 +29,12 @@ def _clean_body(body: str) -> str:
     if "\x00" in body:
         # PostgreSQL text cannot hold NUL; forms and DRF reject it too, with this message.
         raise ValidationError({"body": "Null characters are not allowed."})
+    if "\ue000" in body or "\ue001" in body:
+        # the marks of a page's shared part (inferview.pages.shared): in a comment they
+        # would be taken for the page's own
+        raise ValidationError(
+            {"body": "The private-use characters U+E000 and U+E001 are not allowed."}
+        )
     if len(body) > COMMENT_MAX_LENGTH:
         raise ValidationError(
             {
