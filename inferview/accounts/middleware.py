@@ -3,6 +3,7 @@ signed-in learner's time zone is activated for the request (``profile.zone_to_sh
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +66,7 @@ class ReaderAuthenticationMiddleware(AuthenticationMiddleware):
     def process_request(self, request: HttpRequest) -> None:
         super().process_request(request)
         if isinstance(request.session, sessions.SessionStore):  # SESSION_ENGINE's
-            request.session.request = request
+            request.session.request_ref = weakref.ref(request)
         request.user = SimpleLazyObject(lambda: _get_user(request))  # type: ignore[assignment]
 
 

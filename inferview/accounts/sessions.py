@@ -19,6 +19,8 @@ the session names the user the keys were built for, as the row is.
 
 from __future__ import annotations
 
+import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +29,8 @@ from django.http import HttpRequest
 
 from inferview import sessions
 from inferview.access import readers
+
+logger = logging.getLogger(__name__)
 
 #: session key -> the user's pk as text, in this process; cleared whole when full.
 _OWNERS: dict[str, str] = {}
@@ -61,9 +65,19 @@ class SessionStore(sessions.SessionStore):
     prefetched_reader: tuple[str, Any] | None = None
     #: (the extra keys read, {key: value} of those the cache held)
     prefetched_extra: tuple[frozenset[str], dict[str, Any]] | None = None
-    #: the request this session belongs to, set by ``ReaderAuthenticationMiddleware`` so
-    #: the registered prefetches can name their keys
-    request: HttpRequest | None = None
+    #: the request this session belongs to (weakly: the request holds the session), set
+    #: by ``ReaderAuthenticationMiddleware`` so the registered prefetches can name keys
+    request_ref: weakref.ref[HttpRequest] | None = None
+
+    def _extra_keys(self, owner: str) -> list[str]:
+        request = self.request_ref() if self.request_ref is not None else None
+        if request is None:
+            return []
+        try:
+            return [k for keys in _PREFETCH for k in keys(request, owner)]
+        except Exception:  # a prefetch must never cost the reader their page
+            logger.warning("session prefetch failed; reading the session alone", exc_info=True)
+            return []
 
     def load(self) -> dict[str, Any]:
         key = self.session_key
@@ -71,8 +85,7 @@ class SessionStore(sessions.SessionStore):
         data = None
         if owner is not None:
             reader_key = readers.KEY.format(owner)
-            request = self.request
-            extra = [k for keys in _PREFETCH for k in keys(request, owner)] if request else []
+            extra = self._extra_keys(owner)
             try:
                 found = self._cache.get_many([self.cache_key, reader_key, *extra])
             except Exception:  # unreachable, or a key the backend refuses: as a miss

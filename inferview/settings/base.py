@@ -167,8 +167,10 @@ else:
 CACHES["local"] = {
     "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
     "LOCATION": "local",
-    # the 409 pages of the sitemap weigh 7.3 MB in all (median 15 KB, largest 112 KB)
-    "OPTIONS": {"MAX_ENTRIES": 400},
+    # the 409 pages of the sitemap weigh 7.3 MB in all (median 15 KB, largest 112 KB);
+    # each tier's shared part of a page and the blank readers' parts of a question page
+    # (a few KB) live here too, so room for about three entries per page: under 25 MB
+    "OPTIONS": {"MAX_ENTRIES": 1200},
 }
 
 # --- Celery ---------------------------------------------------------------------------

@@ -248,3 +248,19 @@ def test_a_row_read_for_one_user_is_never_given_to_another(free_user):
         assert readers.get(free_user.pk) is None  # read from the cache: nothing there
         assert readers.get(other.pk) is other
     assert readers.get(other.pk) is None  # outside the block the cache answers
+
+
+@pytest.mark.django_db
+def test_a_failing_prefetch_costs_only_its_keys(client_for, free_user, monkeypatch):
+    from inferview.accounts import sessions
+
+    def boom(request, owner):
+        raise RuntimeError("a prefetch bug")
+
+    client = client_for(free_user)
+    _settle(free_user)
+    client.get("/")  # the owner is remembered
+    monkeypatch.setattr(sessions, "_PREFETCH", [boom])
+    response = client.get("/calculators/decode_bound/")
+    assert response.status_code == 200 and response.wsgi_request.user == free_user
+    assert response.wsgi_request.session.prefetched_extra is None
