@@ -17,8 +17,8 @@ handed to another), and never while a flash message waits for the visitor.
 
 Signed-in readers get their own copies (``personal``): keyed by the user and a hash of
 their CSRF cookie (so the form tokens in the page stay valid for the browser it is served
-to), holding the tier and currency they were rendered for (a copy for another tier is a
-miss) and two versions: the content version and the reader's own
+to), holding the tier, currency and staff status they were rendered for (a copy for
+another is a miss) and two versions: the content version and the reader's own
 version, which ``PersonalVersionMiddleware`` moves after every unsafe request the reader
 makes (a bookmark, a rating, a comment, a graded answer, a setting: whatever they wrote,
 their next page is rendered afresh). Writes that do not come from the reader reach the
@@ -230,13 +230,14 @@ def _personal(
     if not versions[0] or not versions[1]:
         return view(request, *args, **kwargs)
     hit = found.get(key)
-    if hit is not None and hit[:4] == (*versions, tier, currency):
-        response = HttpResponse(hit[5], content_type=hit[4])
+    made_for = (*versions, tier, currency, request.user.is_staff)
+    if hit is not None and hit[:5] == made_for:
+        response = HttpResponse(hit[6], content_type=hit[5])
         response["X-Page-Cache"] = "hit"
         return response
     response = render()
     if _cacheable(request, response, personal=True):
-        entry = (*versions, tier, currency, response["Content-Type"], response.content)
+        entry = (*made_for, response["Content-Type"], response.content)
         try:
             cache.set(key, entry, PERSONAL_SECONDS)
         except Exception:

@@ -208,11 +208,14 @@ def _blank_key(request: HttpRequest, data: dict[str, Any], personal: dict[str, A
         or tally.mine is not None
     ):
         return None
+    version = content_version.recent()
+    if not version:
+        return None  # the shared cache is away: nothing says when the parts go stale
     nxt = personal["next_question"]
     key = repr(
         (
             request.get_full_path(),
-            content_version.recent(),
+            version,
             data["pk"],
             data["readable"],
             data["key_points"],

@@ -264,3 +264,19 @@ def test_a_failing_prefetch_costs_only_its_keys(client_for, free_user, monkeypat
     response = client.get("/calculators/decode_bound/")
     assert response.status_code == 200 and response.wsgi_request.user == free_user
     assert response.wsgi_request.session.prefetched_extra is None
+
+
+@pytest.mark.django_db
+def test_a_copy_made_for_staff_is_not_served_once_they_are_not(client_for, staff_user):
+    from tests.factories import QuestionFactory
+
+    url = QuestionFactory(access="open").get_absolute_url()
+    grant_premium(user=staff_user, granted_by=None, reason="paid")  # the tier stays premium
+    client = client_for(staff_user)
+    client.cookies["csrftoken"] = "c" * 32
+    client.get(url)
+    assert client.get(url)["X-Page-Cache"] == "hit"  # their own copy, author tools and all
+    staff_user.is_staff = False
+    staff_user.save()
+    response = client.get(url)
+    assert response.status_code == 200 and response.get("X-Page-Cache") != "hit"

@@ -367,3 +367,42 @@ def test_text_holding_the_mark_characters_never_breaks_a_page(
     )
     assert found.status_code == 200
     assert shared.OPEN not in found.content.decode()
+
+
+@pytest.mark.parametrize(
+    "state, shows",
+    [
+        ("bookmark", "bookmark-button is-on"),
+        ("progress", "Progress: <strong>"),
+        ("card", "Next review:"),
+        ("key points", "You made 1 of 2 key points"),
+        ("vote", "is-mine"),
+    ],
+)
+def test_any_one_kind_of_state_keeps_a_reader_off_the_blank_parts(
+    client_for, free_user, verified_user, question, state, shows
+):
+    from inferview.community.models import DifficultyVote, ReviewCard
+
+    url = question.get_absolute_url()
+    page(browser(client_for, verified_user, "q" * 32), url)  # the blank parts, rendered
+    make = {
+        "bookmark": lambda: Bookmark.objects.create(user=free_user, question=question),
+        "progress": lambda: Progress.objects.create(
+            user=free_user, question=question, status="attempted"
+        ),
+        "card": lambda: ReviewCard.objects.create(
+            user=free_user, question=question, due=timezone.now() + dt.timedelta(days=3)
+        ),
+        "key points": lambda: KeyPointScore.objects.create(
+            user=free_user, question=question, made=[1], total=2
+        ),
+        "vote": lambda: DifficultyVote.objects.create(
+            user=free_user, question=question, felt="harder"
+        ),
+    }
+    make[state]()
+    response, mine = page(browser(client_for, free_user, "r" * 32), url)
+    assert response["X-Page-Cache"] == "shared" and shows in mine
+    _, theirs = page(browser(client_for, verified_user, "s" * 32), url)  # blank still
+    assert shows not in theirs
