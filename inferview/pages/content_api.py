@@ -230,8 +230,14 @@ class GuideDetailSerializer(GuideListSerializer):
         fields = GuideListSerializer.Meta.fields + ["sections"]
 
 
+@extend_schema_field({"type": "string", "pattern": "^[^\\u0000]*$"})
+class TextFilter(filters.CharFilter):
+    """A text filter whose schema says what its form field refuses: a NUL (a 400 naming
+    the parameter). Without the pattern a schema-valid request could be refused."""
+
+
 class QuestionFilter(StrictFilterSet):
-    track = filters.CharFilter(field_name="track__slug")
+    track = TextFilter(field_name="track__slug")
     difficulty = filters.ChoiceFilter(choices=Question._meta.get_field("difficulty").choices)
     kind = filters.ChoiceFilter(choices=Question._meta.get_field("kind").choices)
     access = filters.ChoiceFilter(choices=Question._meta.get_field("access").choices)

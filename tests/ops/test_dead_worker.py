@@ -76,7 +76,11 @@ def holder(stack: Stack, run_id: str) -> str:
 def test_a_whole_worker_killed_mid_run_is_back_within_30_s_at_production_timeout(stack):
     base = stack.webs[0]
     mains = {name: stack.procs[name].pid for name in ("worker-a", "worker-b")}
-    body = sweep_inputs(4242, 24_000)
+    # ~4 s of computing (8,000 points take a few tenths): long enough that the worker
+    # cannot finish it between being seen running and being killed on a loaded machine
+    # (24,000 once finished 70 ms after the kill under CI's load), short enough for the
+    # survivor to compute it again well within the 30 s
+    body = sweep_inputs(4242, 96_000)
     run_id = post_run(base, body).json()["id"]
     assert wait_until_running(stack, run_id) == "running"
     first = holder(stack, run_id)  # host:worker-pid:child-pid
@@ -85,6 +89,7 @@ def test_a_whole_worker_killed_mid_run_is_back_within_30_s_at_production_timeout
     for pid in [mains[victim], *children(mains[victim])]:  # nothing acks, nothing cleans up
         os.kill(pid, signal.SIGKILL)
     stack.procs.pop(victim).wait(timeout=5)
+    assert stack.run_row(run_id)[0] == "running", "the run finished before the kill"
 
     status, error = wait_for_row(stack, run_id, timeout=BACK_WITHIN_SECONDS + 15)
     back_after = time.monotonic() - killed_at

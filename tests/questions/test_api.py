@@ -54,3 +54,15 @@ def test_schema_and_docs_are_served(client):
     schema = client.get("/api/schema/")
     assert schema.status_code == 200 and b"/api/v1/questions/" in schema.content
     assert client.get("/api/docs/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_a_track_filter_holding_a_nul_is_refused_as_the_schema_says(client):
+    """The form field refuses a NUL (a 400 naming the parameter), so the schema's pattern
+    excludes it: a schema-valid request is never refused (found by schemathesis)."""
+    response = client.get("/api/v1/questions/", {"track": "a\x00b"})
+    assert response.status_code == 400 and "track" in response.json()["error"]["fields"]
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    params = schema["paths"]["/api/v1/questions/"]["get"]["parameters"]
+    (track,) = [p for p in params if p["name"] == "track"]
+    assert track["schema"]["pattern"] == "^[^\\u0000]*$"
