@@ -20,6 +20,25 @@ sign-in that failed with 503 during the pause is set afterwards, held by nobody:
 seconds every sign-in from that address (or for that account) would get 429. Here those
 locks live ``RATE_LIMIT_LOCK_MS`` instead, well inside the one-second wait; the critical
 section they guard is one read and one write, a few milliseconds.
+
+**Reads kept in the process, invalidated by Redis** (``client_cache_entries`` in the
+cache's OPTIONS; the settings give 1,000, ``REDIS_CLIENT_CACHE_ENTRIES``): redis-py's
+client-side caching over Redis's own client tracking (RESP3). A ``GET`` or ``MGET`` is
+kept by the process that made it, and Redis pushes an invalidation down that process's
+connection when anyone writes, deletes, expires or flushes a key it read; redis-py reads
+pending invalidations before answering any read from its copy, and drops every copy when
+its connection breaks. A signed-in page's first read (its session, the reader's row:
+``inferview.accounts.sessions``) then costs no round trip while neither has changed, and
+a session signed out elsewhere is gone for this process as soon as the push arrives (the
+same event-loop pass of Redis that answers the sign-out). An expired key is pushed when
+Redis removes it: on access, or by its expiry cycle, ten times a second. Each entry is a
+whole reply (a page copy read with the session is one): the LRU bound keeps a process's
+copies to the last ``client_cache_entries`` replies.
+
+redis-py refuses client-side caching below Redis 7.4, a floor set for the compatibility
+of Redis's hosted products; the open-source server has had RESP3 client tracking since
+6.0, and Debian 12 ships 7.0. ``TrackingPool`` lowers that floor to 7.0, the version this
+project's tests run the tracking tests against (``tests/ops/test_client_tracking.py``).
 """
 
 from __future__ import annotations
@@ -54,6 +73,24 @@ class _Breaker:
             self._open_until = time.monotonic() + BREAKER_SECONDS
 
 
+def _tracking_pool_class() -> type:
+    from redis import ConnectionPool
+    from redis.connection import CacheProxyConnection
+
+    class TrackingPool(ConnectionPool):
+        def make_connection(self) -> Any:
+            connection = super().make_connection()
+            if isinstance(connection, CacheProxyConnection):
+                connection.MIN_ALLOWED_VERSION = TRACKING_MIN_VERSION
+            return connection
+
+    return TrackingPool
+
+
+TRACKING_MIN_VERSION = "7.0.0"
+TrackingPool = _tracking_pool_class()
+
+
 class FailFastRedisCacheClient(RedisCacheClient):
     _OPERATIONS = (
         "add",
@@ -70,6 +107,13 @@ class FailFastRedisCacheClient(RedisCacheClient):
     )
 
     def __init__(self, servers: list[str], **options: Any) -> None:
+        entries = options.pop("client_cache_entries", 0)
+        if entries:
+            from redis.cache import CacheConfig
+
+            options.update(
+                protocol=3, cache_config=CacheConfig(max_size=entries), pool_class=TrackingPool
+            )
         options.setdefault("socket_connect_timeout", DEFAULT_SOCKET_TIMEOUT)
         options.setdefault("socket_timeout", DEFAULT_SOCKET_TIMEOUT)
         super().__init__(servers, **options)
@@ -79,7 +123,9 @@ class FailFastRedisCacheClient(RedisCacheClient):
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         """One client per connection pool, made once: Django builds a new ``redis.Redis``
         for every command, which a page that reads its session, its content version and
-        itself pays for three times. A client over a shared pool is safe across threads."""
+        itself pays for three times. A client over a shared pool is safe across threads.
+        (A single-connection client would skip the pool's checks, about 40 µs a command,
+        and with them the pool's replacing of a connection the server closed.)"""
         pool = self._get_connection_pool(write)
         made = self._clients.get(write)
         if made is not None and made[0] is pool:
@@ -126,3 +172,8 @@ class FailFastRedisCache(RedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = FailFastRedisCacheClient
+
+    def validate_key(self, key: str) -> None:
+        """Nothing to check: Redis takes any key. Django's default warns about keys
+        memcached would refuse, walking every character of every key in Python, which a
+        signed-in page's five-key session read paid for on every request."""

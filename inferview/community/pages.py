@@ -25,6 +25,7 @@ from inferview.community.practice.selectors import (
     Practice,
     difficulty_tally,
 )
+from inferview.prepared import prepared_cursor
 from questions.models import Concept, Guide, GuideItem, Question
 
 from . import scheduling
@@ -247,21 +248,29 @@ def _reader_state(
         columns += [f"(SELECT made {newest})", f"(SELECT total {newest})"]
         params += [user_pk, question_id] * 2
     if candidates:
-        # The candidates' ids are written into the SQL as integer literals, not passed as
-        # parameters: with thirty of them a statement has over fifty parameters, and
-        # psycopg then parses its text afresh on every call. (Each question's text is its
-        # own statement, kept in psycopg's cache of 128 per connection: a page read again
-        # soon parses nothing.) At most discovery.FOLLOWING + KEPT (30) candidates: the bits fit.
+        # A bit per candidate, in order (at most discovery.FOLLOWING + KEPT, 30: they fit).
         ids = [int(pk) for pk in candidates]
-        bits = " ".join(f"WHEN {pk} THEN {1 << bit}" for bit, pk in enumerate(ids))
-        in_list = ", ".join(str(pk) for pk in ids)
-        columns.append(
-            f"(SELECT COALESCE(SUM(CASE question_id {bits} ELSE 0 END), 0)"
-            f" FROM {_table(Progress)} WHERE user_id = %s AND status = %s"
-            f" AND question_id IN ({in_list}))"
-        )
-        params += [user_pk, ProgressStatus.CONFIDENT.value]
-    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # The ids as one array parameter, so every question page runs the same text:
+            # prepared once per connection (``inferview.prepared``).
+            columns.append(
+                "(SELECT COALESCE(SUM(1::bigint << (array_position(%s::bigint[], question_id) - 1)), 0)"
+                f" FROM {_table(Progress)} WHERE user_id = %s AND status = %s"
+                " AND question_id = ANY(%s::bigint[]))"
+            )
+            params += [ids, user_pk, ProgressStatus.CONFIDENT.value, ids]
+        else:
+            # SQLite: the ids written into the SQL as integer literals (from the database,
+            # never from the request); as parameters, thirty of them are sixty.
+            bits = " ".join(f"WHEN {pk} THEN {1 << bit}" for bit, pk in enumerate(ids))
+            in_list = ", ".join(str(pk) for pk in ids)
+            columns.append(
+                f"(SELECT COALESCE(SUM(CASE question_id {bits} ELSE 0 END), 0)"
+                f" FROM {_table(Progress)} WHERE user_id = %s AND status = %s"
+                f" AND question_id IN ({in_list}))"
+            )
+            params += [user_pk, ProgressStatus.CONFIDENT.value]
+    with prepared_cursor() as cursor:
         cursor.execute("SELECT " + ", ".join(columns), params)
         found = list(cursor.fetchone())
     row: dict[str, Any] = {

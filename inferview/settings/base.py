@@ -133,6 +133,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = int(
         os.environ.get("DB_CONNECT_TIMEOUT", "2")
     )
+    # Django's cursors bind on the client and never prepare; Django also sets psycopg's
+    # prepare_threshold to None, which turns off even an explicit prepare. A threshold no
+    # statement reaches keeps automatic preparation off and lets inferview.prepared's
+    # cursor prepare the few hot statements it runs.
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 2**31 - 1
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache ----------------------------------------------------------------------------
@@ -147,6 +152,9 @@ if REDIS_URL:
             # Two deployments (or two test stacks) sharing one Redis keep apart their
             # cached pages and rate-limit counts.
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
+            "OPTIONS": {
+                "client_cache_entries": int(os.environ.get("REDIS_CLIENT_CACHE_ENTRIES", "1000"))
+            },
         }
     }
     # Sessions read from Redis, kept in the database (inferview.sessions): a signed-in

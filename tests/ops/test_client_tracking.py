@@ -1,0 +1,141 @@
+"""The shared cache's reads kept in each process, invalidated by Redis itself.
+
+With ``client_cache_entries`` the cache's connections turn on Redis's client tracking
+(RESP3): a read is kept in the process, and Redis pushes an invalidation to every
+process holding a key when anyone writes, deletes, expires or flushes it. These tests run
+two caches (two processes' worth of connections) against a real redis-server of their own
+and check that a repeated read does not reach the server, that every kind of change made
+elsewhere is seen, that a restarted server never serves what the old one held, and that
+a session signed out by another process is not accepted here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+import redis as redis_lib
+
+from inferview.cache import CacheUnavailable, FailFastRedisCache
+
+pytestmark = [pytest.mark.postgres]
+
+#: how long an invalidation may take to arrive: Redis writes it in the same event-loop
+#: pass as the writer's own reply, so in practice it is there before the next command
+ARRIVAL = 1.0
+
+
+def _cache(url: str, entries: int = 100) -> FailFastRedisCache:
+    options = {"client_cache_entries": entries} if entries else {}
+    return FailFastRedisCache(url, {"OPTIONS": options})
+
+
+def _calls(server_url: str, command: str) -> int:
+    stats = redis_lib.Redis.from_url(server_url).info("commandstats")
+    return int(stats.get(f"cmdstat_{command}", {}).get("calls", 0))
+
+
+def _seen_within(read: Callable[[], object], expected: object) -> float:
+    """Seconds until ``read()`` returns ``expected`` (fails after ``ARRIVAL``)."""
+    started = time.monotonic()
+    while time.monotonic() - started < ARRIVAL:
+        if read() == expected:
+            return time.monotonic() - started
+    pytest.fail(f"still {read()!r} {ARRIVAL} s after the change, expected {expected!r}")
+
+
+@pytest.fixture
+def server(redis_server):
+    redis_lib.Redis.from_url(redis_server.url).flushall()
+    redis_lib.Redis.from_url(redis_server.url).config_resetstat()
+    return redis_server
+
+
+def test_a_repeated_read_is_answered_in_the_process(server):
+    tracked, plain = _cache(server.url), _cache(server.url, entries=0)
+    tracked.set_many({"a": 1, "b": {"x": "y"}})
+    for cache in (tracked, plain):
+        before = _calls(server.url, "mget")
+        for _ in range(5):
+            assert cache.get_many(["a", "b", "missing"]) == {"a": 1, "b": {"x": "y"}}
+        cache.reads = _calls(server.url, "mget") - before
+    assert (tracked.reads, plain.reads) == (1, 5)
+
+
+def test_writes_deletes_and_flushes_elsewhere_are_seen(server):
+    here, elsewhere = _cache(server.url), _cache(server.url)
+    here.set("k", "first")
+    assert here.get("k") == "first" and here.get("k") == "first"  # now kept here
+
+    elsewhere.set("k", "second")
+    _seen_within(lambda: here.get("k"), "second")
+    elsewhere.delete("k")
+    _seen_within(lambda: here.get("k"), None)
+
+    elsewhere.set("k", "third")
+    assert here.get_many(["k"]) == {"k": "third"}
+    redis_lib.Redis.from_url(server.url).flushdb()  # not even through Django
+    _seen_within(lambda: here.get_many(["k"]), {})
+
+
+def test_an_expired_key_is_not_served_after_redis_removes_it(server):
+    here = _cache(server.url)
+    here.set("short", "lived", timeout=1)
+    assert here.get("short") == "lived" and here.get("short") == "lived"
+    time.sleep(1.1)  # the key's own lifetime, not a race
+    # Redis removes an expired key when it is next touched or by its active expiry
+    # cycle (ten times a second); either way it pushes the invalidation.
+    redis_lib.Redis.from_url(server.url).get("short")
+    _seen_within(lambda: here.get("short"), None)
+
+
+def test_a_restarted_server_never_serves_what_the_old_one_held(server):
+    here = _cache(server.url)
+    here.set("k", "before the restart")
+    assert here.get("k") == "before the restart"
+    server.stop()
+    server.start()  # empty: no persistence
+    seen = []
+    deadline = time.monotonic() + 5  # the breaker skips the cache for 2 s after a failure
+    while time.monotonic() < deadline:
+        try:
+            seen.append(here.get("k"))
+        except CacheUnavailable:
+            continue
+        if seen[-1] is None:
+            break
+    assert seen and set(seen) == {None}
+
+
+@pytest.mark.django_db
+def test_a_session_signed_out_by_another_process_is_refused_here(
+    server, settings, client, free_user
+):
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "inferview.cache.FailFastRedisCache",
+            "LOCATION": server.url,
+            "OPTIONS": {"client_cache_entries": 100},
+        },
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "t"},
+    }
+    client.force_login(free_user)
+    for _ in range(2):  # the session and the reader's row are now kept in this process
+        assert client.get("/accounts/email/").status_code == 200
+    before = _calls(server.url, "mget")
+    assert client.get("/accounts/email/").status_code == 200
+    assert _calls(server.url, "mget") == before  # read here, not from Redis
+
+    # Another process signs the session out: its row goes, then its key in Redis.
+    from django.contrib.sessions.models import Session
+
+    assert Session.objects.filter(session_key=client.cookies["sessionid"].value).delete()[0]
+    assert client.get("/accounts/email/").status_code == 200  # still the copy kept here
+    raw = redis_lib.Redis.from_url(server.url)
+    keys = raw.keys("*django.contrib.sessions.cache*")
+    assert len(keys) == 1 and raw.delete(*keys) == 1
+    started = time.monotonic()
+    while client.get("/accounts/email/").status_code == 200:
+        assert time.monotonic() - started < ARRIVAL, "the signed-out session still reads"
+    assert client.get("/accounts/email/").status_code == 302  # to the sign-in page
