@@ -40,7 +40,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import Any
 
 from django.conf import settings
@@ -48,6 +48,7 @@ from django.core.cache import cache, caches
 from django.core.exceptions import DisallowedHost
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 
 from inferview.access import policy, pricing
 from inferview.accounts import sessions
@@ -180,11 +181,27 @@ def _prefetch(request: HttpRequest, owner: str) -> list[str]:
     version, the reader's page version and their copy of this page."""
     if request.method != "GET" or "messages" in request.COOKIES:
         return []
+    if not _keeps_copies(request.path_info):
+        return []
     try:
         key = _personal_key(request, owner)
     except DisallowedHost:
         return []  # refused later by the host check, with its own response
     return [content_version.KEY, USER_VERSION.format(owner), *([key] if key else [])]
+
+
+@lru_cache(maxsize=4096)
+def _keeps_copies(path: str) -> bool:
+    """Whether the view at ``path`` may keep a reader's copy of its page: not one whose
+    signed-in pages are its tier's shared part alone (``shared.no_parts``: calculators,
+    guides, search). Those read nothing with the session, so the session's read (its
+    key, the reader's row) stays the same from page to page and is answered from the
+    process's copy (``inferview.cache``'s client tracking)."""
+    try:
+        func = resolve(path).func
+    except Resolver404:
+        return False
+    return getattr(func, "keeps_personal_copies", True)
 
 
 def _personal(
@@ -290,4 +307,5 @@ def anonymous_page(
                 logger.warning("page cache write failed", exc_info=True)
         return response
 
+    wrapped.keeps_personal_copies = filler is not shared.no_parts  # type: ignore[attr-defined]
     return wrapped

@@ -35,3 +35,7 @@ def calculator(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "GET" and settings.CSRF_COOKIE_NAME not in request.COOKIES:
         get_token(request)  # the middleware sets the cookie; the script reads it
     return response
+
+
+# The page cache asks the resolved view whether it keeps copies per reader (it does not).
+calculator.keeps_personal_copies = _page.keeps_personal_copies  # type: ignore[attr-defined]

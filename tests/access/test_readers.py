@@ -280,3 +280,34 @@ def test_a_copy_made_for_staff_is_not_served_once_they_are_not(client_for, staff
     staff_user.save()
     response = client.get(url)
     assert response.status_code == 200 and response.get("X-Page-Cache") != "hit"
+
+
+@pytest.mark.django_db
+def test_pages_with_no_copy_per_reader_read_the_same_keys_in_every_browser(
+    client_for, free_user, monkeypatch
+):
+    """A calculator, guide or search page keeps no copy per reader, so its session read
+    names no copy: the same two keys (the session and the reader's row) from any browser,
+    which Redis's client tracking then answers in the process (``inferview.cache``). A
+    question page, which keeps copies, names this browser's copy too."""
+    from questions.models import Question
+    from tests.factories import QuestionFactory
+
+    url = Question.objects.get(pk=QuestionFactory(access="open").pk).get_absolute_url()
+    client = client_for(free_user)
+    _settle(free_user)
+    client.get("/")  # the process learns whose session it is
+    reads = _Reads(monkeypatch, counts=lambda key: True)
+    row = readers.KEY.format(free_user.pk)
+    read: dict[str, list[list[str]]] = {}
+    for browser in ("c", "d"):
+        client.cookies["csrftoken"] = browser * 32
+        for path in ("/calculators/decode_bound/", "/search/?q=kv", url):
+            reads.calls.clear()
+            assert client.get(path).status_code == 200
+            read.setdefault(path, []).append(next(c for c in reads.calls if row in c))
+    calculator, search, question = read.values()
+    assert calculator[0] == calculator[1] == search[0] == search[1]
+    assert len(calculator[0]) == 2
+    assert question[0] != question[1]
+    assert sum(k.startswith("page:user:") for k in question[0]) == 1
