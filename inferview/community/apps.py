@@ -39,9 +39,13 @@ class CommunityConfig(AppConfig):
         from questions import content_version
         from questions.dependents import register
 
-        from .models import Comment
+        from .models import Comment, DifficultyVote
+        from .reader_summary import forget_tally
 
         register(_readers_pointing_at)
         # A comment shows on its page: posting, editing or hiding one retires cached pages.
         post_save.connect(content_version.bump, sender=Comment, dispatch_uid="cv-comment-save")
         post_delete.connect(content_version.bump, sender=Comment, dispatch_uid="cv-comment-delete")
+        # A question's tally, kept for first views (reader_summary), is counted afresh.
+        post_save.connect(forget_tally, sender=DifficultyVote, dispatch_uid="tally-vote-save")
+        post_delete.connect(forget_tally, sender=DifficultyVote, dispatch_uid="tally-vote-delete")

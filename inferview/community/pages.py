@@ -28,7 +28,7 @@ from inferview.community.practice.selectors import (
 from inferview.prepared import prepared_cursor
 from questions.models import Concept, Guide, GuideItem, Question
 
-from . import scheduling
+from . import reader_summary, scheduling
 from .models import (
     Bookmark,
     DifficultyFelt,
@@ -175,17 +175,33 @@ def question_page_personal(
     found: Neighbours,
     track_id: int,
     number: int,
+    user_version: Any = None,
 ) -> dict[str, Any]:
     """One reader's state on a question page, for the slots of its shared part: one query
-    (``_reader_state``), then their progress and card rows only if they exist (a new
-    reader: one query in all; the most, three)."""
+    (``_reader_state``), then their progress and card rows only if they exist (the most,
+    three). A reader with nothing of their own on the question, known from their summary
+    under their page version ``user_version`` (``reader_summary``), runs none."""
     candidates = list(dict.fromkeys([q.pk for q in found.following + found.closest]))
-    row = _reader_state(
-        user_pk=user.pk,
-        question_id=question_id,
-        key_points=key_points and readable,
-        candidates=candidates,
+    blank = reader_summary.blank_state(
+        user_pk=user.pk, user_version=user_version, question_id=question_id
     )
+    if blank is not None:
+        counts, confident = blank
+        row: dict[str, Any] = {
+            "bookmarked": False,
+            "progress_id": None,
+            "card_id": None,
+            "felt": None,
+            **{f"n_{felt}": n for felt, n in counts.items()},
+            "confident": sum(1 << bit for bit, pk in enumerate(candidates) if pk in confident),
+        }
+    else:
+        row = _reader_state(
+            user_pk=user.pk,
+            question_id=question_id,
+            key_points=key_points and readable,
+            candidates=candidates,
+        )
     progress = (
         Progress.objects.filter(pk=row["progress_id"]).first() if row.get("progress_id") else None
     )

@@ -252,6 +252,9 @@ def _personal(
         response = HttpResponse(hit[6], content_type=hit[5])
         response["X-Page-Cache"] = "hit"
         return response
+    # the reader's page version, for the parts that are kept under it (a question page's
+    # reader summary: community.reader_summary)
+    request.reader_page_version = versions[1]  # type: ignore[attr-defined]
     response = render()
     if _cacheable(request, response, personal=True):
         entry = (*made_for, response["Content-Type"], response.content)

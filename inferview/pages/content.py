@@ -182,6 +182,7 @@ def question_parts(request: HttpRequest, data: dict[str, Any]) -> dict[str, str]
         found=data["neighbours"],
         track_id=data["track_id"],
         number=data["number"],
+        user_version=getattr(request, "reader_page_version", None),
     )
     blank = _blank_key(request, data, personal)
     if blank is not None:

@@ -21,14 +21,17 @@ pytestmark = pytest.mark.django_db
 MAX_ANONYMOUS = 13
 # Signed in: the user with their tier (inferview.accounts.backends); the tier's shared part
 # rendered (the anonymous page's queries, less the difficulty tally, which is the
-# reader's); then their state (inferview.pages.shared): one query for bookmark, vote and
-# tally, key points and confident up-next candidates, then their progress row and review
-# card. The session is read from the cache (inferview.sessions).
-MAX_SIGNED_IN = 16
+# reader's); then their summary (community.reader_summary: the questions they have state
+# on), and as it names this one their state (inferview.pages.shared): one query for
+# bookmark, vote and tally, key points and confident up-next candidates, then their
+# progress row and review card. The session is read from the cache (inferview.sessions).
+MAX_SIGNED_IN = 17
 # Warm (what a signed-in reader usually gets): their tier's shared part of the page
-# (inferview.pages.shared) filled with their own state: the user with their tier, one
-# query for all their state on the page, their progress row and their review card.
-MAX_SIGNED_IN_WARM = 4
+# (inferview.pages.shared) filled with their own state: the user with their tier, their
+# summary (the questions they have state on: read once per page version, which the test
+# has just moved; community.reader_summary), one query for all their state on the page,
+# their progress row and their review card.
+MAX_SIGNED_IN_WARM = 5
 
 
 def build(n_comments: int):

@@ -17,6 +17,7 @@ from django.utils import timezone
 from inferview.community.discussion import services as discussion_services
 from inferview.community.models import Bookmark, KeyPointScore, Progress
 from inferview.pages import shared
+from questions.models import Question
 from tests.factories import QuestionFactory
 
 pytestmark = pytest.mark.django_db
@@ -61,10 +62,12 @@ def test_a_first_view_is_the_tier_s_shared_part_in_three_queries(
     with CaptureQueriesContext(connection) as queries:
         response, html = page(c, url)
     assert response["X-Page-Cache"] == "shared"
-    # the user with their tier; one query for all of the reader's state on the page
-    # (bookmark, vote and tally, key points, confident up-next candidates, the ids of
-    # their progress and review card); their progress row (they have no review card)
-    assert len(queries) == 3, [q["sql"] for q in queries]
+    # the user with their tier; their summary (the questions they have state on, read
+    # once per page version: community.reader_summary), which names this one; one query
+    # for all of the reader's state on the page (bookmark, vote and tally, key points,
+    # confident up-next candidates, the ids of their progress and review card); their
+    # progress row (they have no review card)
+    assert len(queries) == 4, [q["sql"] for q in queries]
     assert "The open reasoning." in html and "You made 1 of 2 key points" in html
 
 
@@ -406,3 +409,52 @@ def test_any_one_kind_of_state_keeps_a_reader_off_the_blank_parts(
     assert response["X-Page-Cache"] == "shared" and shows in mine
     _, theirs = page(browser(client_for, verified_user, "s" * 32), url)  # blank still
     assert shows not in theirs
+
+
+def test_a_first_view_of_a_question_the_reader_never_touched_runs_no_state_query(
+    client_for, free_user, verified_user, question
+):
+    """Their summary says they have nothing on it: the tally and the up-next choice come
+    from the cache, and the page is the one the statement would have given."""
+    from inferview.community import pages as community_pages
+
+    other = QuestionFactory(access="open", track=question.track, number=question.number + 2)
+    nxt = Question.objects.get(track=question.track, number=question.number + 1)
+    Progress.objects.create(user=free_user, question=nxt, status="confident")
+    url = question.get_absolute_url()
+    page(browser(client_for, verified_user, "o" * 32), url)  # the tier's part, the tally
+    page(browser(client_for, free_user, "p" * 32), other.get_absolute_url())  # the summary
+    c = browser(client_for, free_user, "q" * 32)
+    with CaptureQueriesContext(connection) as queries:
+        response, html = page(c, url)
+    assert response["X-Page-Cache"] == "shared"
+    assert len(queries) == 1, [q["sql"] for q in queries]  # the user with their tier
+    assert nxt.title not in html.split("Up next")[-1]  # confident: skipped
+    original = community_pages.reader_summary.blank_state
+    try:
+        community_pages.reader_summary.blank_state = lambda **kwargs: None
+        _, alone = page(browser(client_for, free_user, "r" * 32), url)
+    finally:
+        community_pages.reader_summary.blank_state = original
+    assert normal(html) == normal(alone)
+
+
+def test_a_reader_s_own_new_state_is_seen_past_their_summary(
+    client_for, free_user, verified_user, question
+):
+    """Their summary (nothing on this question) is kept under their page version, which
+    their bookmark moves wherever it is saved: the next view reads their state."""
+    from inferview.community.models import DifficultyVote
+
+    url = question.get_absolute_url()
+    _, before = page(browser(client_for, free_user, "s" * 32), url)
+    assert "bookmark-button is-on" not in before
+    Bookmark.objects.create(user=free_user, question=question)  # not through a request
+    _, after = page(browser(client_for, free_user, "t" * 32), url)
+    assert "bookmark-button is-on" in after
+    # another reader's vote: the tally kept for first views is counted afresh
+    _, theirs = page(browser(client_for, verified_user, "u" * 32), url)
+    assert re.search(r"Easier <strong>0</strong>", theirs)
+    DifficultyVote.objects.create(user=free_user, question=question, felt="easier")
+    _, theirs = page(browser(client_for, verified_user, "v" * 32), url)
+    assert re.search(r"Easier <strong>1</strong>", theirs)
