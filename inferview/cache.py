@@ -1,11 +1,9 @@
 """The Redis cache, failing fast and in one recognisable way when Redis is away.
 
 Django's Redis backend inherits redis-py's defaults: no socket timeouts (a paused Redis
-hangs a request until the proxy gives up) and three retries with backoff on every
-command. Here every command has short socket timeouts and at most one immediate retry
-(on a dead pooled connection, not on a timeout), and after a
-failure the cache is skipped for ``BREAKER_SECONDS``, so a page that renders twenty
-Markdown fragments pays for one timeout, not twenty.
+hangs a request until the proxy gives up). Here every command has short socket timeouts,
+and after a failure the cache is skipped for ``BREAKER_SECONDS``, so a page that renders
+twenty Markdown fragments pays for one timeout, not twenty.
 
 Every failure surfaces as ``CacheUnavailable``. Callers decide what it means:
 - a read of something derived (rendered Markdown, a whole page, the content version)
@@ -21,28 +19,42 @@ seconds every sign-in from that address (or for that account) would get 429. Her
 locks live ``RATE_LIMIT_LOCK_MS`` instead, well inside the one-second wait; the critical
 section they guard is one read and one write, a few milliseconds.
 
-**Reads kept in the process, invalidated by Redis** (``client_cache_entries`` in the
-cache's OPTIONS; the settings give 1,000, ``REDIS_CLIENT_CACHE_ENTRIES``): redis-py's
-client-side caching over Redis's own client tracking (RESP3). A ``GET`` or ``MGET`` is
-kept by the process that made it, and Redis pushes an invalidation down that process's
-connection when anyone writes, deletes, expires or flushes a key it read; redis-py reads
-pending invalidations before answering any read from its copy, and drops every copy when
-its connection breaks. A signed-in page's first read (its session, the reader's row:
-``inferview.accounts.sessions``) then costs no round trip while neither has changed, and
-a session signed out elsewhere is gone for this process as soon as the push arrives (the
-same event-loop pass of Redis that answers the sign-out). An expired key is pushed when
-Redis removes it: on access, or by its expiry cycle, ten times a second. Each entry is a
-whole reply (a page copy read with the session is one): the LRU bound keeps a process's
-copies to the last ``client_cache_entries`` replies.
+**Reads kept in each thread, invalidated by Redis** (``client_cache_entries`` in the
+cache's OPTIONS; the settings give 256, ``REDIS_CLIENT_CACHE_ENTRIES``, 0 turns it off):
+redis-py's client-side caching over Redis's client tracking (RESP3). A ``GET`` or ``MGET``
+reply is kept, and Redis pushes an invalidation down the connection that read a key when
+anyone writes, deletes, flushes or removes it; before answering from a kept reply,
+redis-py reads what is pending on that connection. A signed-in page's first read (its
+session and the reader's row, ``inferview.accounts.sessions``) then costs no round trip
+while neither changes, and a session signed out elsewhere is gone for this thread once
+the push arrives (Redis writes it in the same pass of its event loop as its reply to the
+sign-out). What bounds the rest:
 
-redis-py refuses client-side caching below Redis 7.4, a floor set for the compatibility
-of Redis's hosted products; the open-source server has had RESP3 client tracking since
-6.0, and Debian 12 ships 7.0. ``TrackingPool`` lowers that floor to 7.0, the version this
-project's tests run the tracking tests against (``tests/ops/test_client_tracking.py``).
+- **each thread has its own pool and its own kept replies**: redis-py's client-side
+  cache is not safe when threads share a pool (a hit drains the connection that made the
+  copy, which another thread may be reading: redis-py#4306), and gunicorn's gthread
+  workers run several threads. A process forked afterwards builds its own.
+- **no kept reply is older than ``KEPT_SECONDS``** (5 s): Redis pushes an expired key
+  only when it removes it (on access, or by an expiry cycle that can take minutes on a
+  large keyspace), and a connection that breaks without closing would keep its copies.
+  Every time bound the cache's users state (a session's cached copy, a reader's row, a
+  reader's page copy) holds with up to this much added.
+- **replies over ``KEPT_BYTES``** (64 KB) are not kept, and a thread keeps at most
+  ``client_cache_entries`` replies: 16 MB a thread at worst, a few MB in practice.
+- **any disconnect drops the thread's kept replies**, whichever layer of redis-py made it.
+- **the server is asked its version once per process**: below 7.0.10 the pools are
+  plain ones. redis-py itself refuses below 7.4, a floor set for Redis's hosted
+  products; the open-source server has RESP3 tracking since 6.0, its protocol fixes are
+  all in 7.0.10, and Debian 12 ships 7.0.15 (what ``tests/ops/test_client_tracking.py``
+  runs against). ``TrackingPool`` lowers redis-py's floor accordingly.
+
+Redis keeps a table of the keys each tracking connection read (misses included) until
+they change; ``tracking-table-max-keys`` bounds it (compose.yaml sets 100,000).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -73,22 +85,78 @@ class _Breaker:
             self._open_until = time.monotonic() + BREAKER_SECONDS
 
 
-def _tracking_pool_class() -> type:
+TRACKING_MIN_VERSION = (7, 0, 10)  # RESP3 tracking's protocol fixes are in 7.0.10
+#: no kept reply is older than this: Redis pushes an expired key only once it removes it
+#: (on access, or by its expiry cycle, which on a large keyspace can take minutes), and a
+#: connection that broke without a disconnect would otherwise keep its copies
+KEPT_SECONDS = 5.0
+#: replies larger than this are not kept (a page copy is 15 KB in the median, 112 KB at
+#: most), so a thread's copies weigh at most entries x this
+KEPT_BYTES = 64 * 1024
+
+
+def _reply_bytes(value: Any) -> int:
+    if isinstance(value, bytes | str):
+        return len(value)
+    if isinstance(value, list | tuple):
+        return sum(_reply_bytes(v) for v in value)
+    return 16
+
+
+def _kept_classes() -> tuple[type, type]:
     from redis import ConnectionPool
+    from redis.cache import CacheEntryStatus, DefaultCache
     from redis.connection import CacheProxyConnection
+
+    class KeptReplies(DefaultCache):
+        """redis-py's LRU of replies, with an age bound and a size bound per reply."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._born: dict[Any, float] = {}
+
+        def set(self, entry: Any) -> bool:
+            if (
+                entry.status == CacheEntryStatus.VALID
+                and _reply_bytes(entry.cache_value) > KEPT_BYTES
+            ):
+                self._cache.pop(entry.cache_key, None)  # its in-progress mark
+                return False
+            self._born[entry.cache_key] = time.monotonic()
+            return bool(super().set(entry))
+
+        def get(self, key: Any) -> Any:
+            entry = super().get(key)
+            if entry is not None and time.monotonic() - self._born.get(key, 0.0) > KEPT_SECONDS:
+                self._cache.pop(key, None)
+                return None
+            if len(self._born) > 2 * max(len(self._cache), 64):
+                self._born = {k: self._born[k] for k in self._cache if k in self._born}
+            return entry
 
     class TrackingPool(ConnectionPool):
         def make_connection(self) -> Any:
             connection = super().make_connection()
             if isinstance(connection, CacheProxyConnection):
-                connection.MIN_ALLOWED_VERSION = TRACKING_MIN_VERSION
+                # redis-py refuses below 7.4 (its hosted products' floor); the client
+                # checks the version itself first (FailFastRedisCacheClient._tracking)
+                connection.MIN_ALLOWED_VERSION = "7.0.10"
+                # redis-py drops the kept replies when the proxy disconnects, but some
+                # read errors disconnect the connection beneath it: drop them then too
+                raw, cache = connection._conn, self.cache
+                real_disconnect = raw.disconnect
+
+                def disconnect(*args: Any, **kwargs: Any) -> Any:
+                    cache.flush()
+                    return real_disconnect(*args, **kwargs)
+
+                raw.disconnect = disconnect
             return connection
 
-    return TrackingPool
+    return KeptReplies, TrackingPool
 
 
-TRACKING_MIN_VERSION = "7.0.0"
-TrackingPool = _tracking_pool_class()
+KeptReplies, TrackingPool = _kept_classes()
 
 
 class FailFastRedisCacheClient(RedisCacheClient):
@@ -108,17 +176,56 @@ class FailFastRedisCacheClient(RedisCacheClient):
 
     def __init__(self, servers: list[str], **options: Any) -> None:
         entries = options.pop("client_cache_entries", 0)
-        if entries:
-            from redis.cache import CacheConfig
-
-            options.update(
-                protocol=3, cache_config=CacheConfig(max_size=entries), pool_class=TrackingPool
-            )
         options.setdefault("socket_connect_timeout", DEFAULT_SOCKET_TIMEOUT)
         options.setdefault("socket_timeout", DEFAULT_SOCKET_TIMEOUT)
         super().__init__(servers, **options)
         self.breaker = _Breaker()
         self._clients: dict[bool, tuple[Any, Any]] = {}
+        self._tracked_options: dict[str, Any] | None = None
+        if entries:
+            from redis.cache import CacheConfig
+
+            config = CacheConfig(max_size=entries, cache_class=KeptReplies)
+            self._tracked_options = {**self._pool_options, "protocol": 3, "cache_config": config}
+        self._local = threading.local()
+        self._tracks: dict[int, bool] = {}  # per server, once its version is known
+
+    def _tracking(self, index: int) -> bool:
+        """Whether server ``index`` can track (Redis 7.0.10 or later); asked once per
+        process. A connection error propagates (the breaker's), so it is asked again."""
+        if index not in self._tracks:
+            probe = self._lib.Redis.from_url(
+                self._servers[index],
+                socket_timeout=DEFAULT_SOCKET_TIMEOUT,
+                socket_connect_timeout=DEFAULT_SOCKET_TIMEOUT,
+            )
+            try:
+                version = str(probe.info("server").get("redis_version", "0"))
+            finally:
+                probe.close()
+            parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
+            self._tracks[index] = parts >= TRACKING_MIN_VERSION
+        return self._tracks[index]
+
+    def _get_connection_pool(self, write: bool) -> Any:
+        """With tracking, each thread has its own pool (and its own kept replies):
+        redis-py's client-side cache is not safe when threads share a pool (a hit drains
+        the connection that made the copy, which another thread may be reading from:
+        redis-py#4306), and gunicorn's gthread workers run several threads."""
+        if self._tracked_options is None:
+            return super()._get_connection_pool(write)
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():  # forked: nothing of the parent's
+            local.pid, local.pools = os.getpid(), {}
+        index = self._get_connection_pool_index(write)
+        pool = local.pools.get(index)
+        if pool is None:
+            if self._tracking(index):
+                pool = TrackingPool.from_url(self._servers[index], **self._tracked_options)
+            else:
+                pool = self._pool_class.from_url(self._servers[index], **self._pool_options)
+            local.pools[index] = pool
+        return pool
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         """One client per connection pool, made once: Django builds a new ``redis.Redis``
@@ -127,20 +234,25 @@ class FailFastRedisCacheClient(RedisCacheClient):
         (A single-connection client would skip the pool's checks, about 40 µs a command,
         and with them the pool's replacing of a connection the server closed.)"""
         pool = self._get_connection_pool(write)
-        made = self._clients.get(write)
+        clients = self._clients if self._tracked_options is None else self._thread_clients()
+        made = clients.get(write)
         if made is not None and made[0] is pool:
             return made[1]
-        from redis.backoff import NoBackoff
-        from redis.retry import Retry
-
-        # One immediate retry on a connection error only (a connection reset in the
-        # middle of a command, as in a failover; redis-py already replaces a pooled
-        # connection the server closed before using it). Timeouts are not retried: a
-        # hung Redis costs one socket timeout, and the breaker handles the outage.
-        retry = Retry(NoBackoff(), 1, supported_errors=(self._lib.exceptions.ConnectionError,))
-        client = self._client(connection_pool=pool, retry=retry)
-        self._clients[write] = (pool, client)
+        # No retry of our own: redis-py applies ``retry=`` only to a pool it builds
+        # itself, so these connections keep its default, no retry, and an error closes
+        # the connection (dropping its kept replies). A pool without tracking also
+        # replaces a pooled connection the server closed before using it; a tracked one
+        # cannot tell that from a pending invalidation, so after a Redis restart its
+        # first command fails and the breaker skips the cache for BREAKER_SECONDS.
+        client = self._client(connection_pool=pool)
+        clients[write] = (pool, client)
         return client
+
+    def _thread_clients(self) -> dict[bool, tuple[Any, Any]]:
+        local = self._local
+        if getattr(local, "clients_pid", None) != os.getpid():
+            local.clients_pid, local.clients = os.getpid(), {}
+        return local.clients  # type: ignore[no-any-return]
 
     def add(self, key: Any, value: Any, timeout: Any) -> bool:
         if isinstance(key, str) and ":allauth:rl:" in key and key.endswith(":lock"):

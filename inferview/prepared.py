@@ -7,8 +7,9 @@ statement of a dozen small subqueries) the planning cost 0.76 ms and the executi
 0.2 ms, on every first view.
 
 ``prepared_cursor()`` gives, on PostgreSQL, Django's usual cursor wrapper (health check,
-error translation, query logging and execute wrappers all as ``connection.cursor()``)
-around a server-binding psycopg cursor that prepares what it executes. A statement whose
+error translation, query logging and execute wrappers as ``connection.cursor()`` has
+them; not its time-zone loader for timestamps, so select none) around a server-binding
+psycopg cursor that prepares what it executes. A statement whose
 text does not change from call to call (parameters for every value) is then parsed and
 planned once per connection, and after psycopg's and PostgreSQL's first few executions
 runs on a cached generic plan. Its parameters must be ones PostgreSQL can bind (values,

@@ -13,7 +13,8 @@ database and then the cache, reads try the cache first. Two things are changed h
 - **A cached copy lives at most ``CACHE_SECONDS``**, not the session's two weeks. Ending
   a session deletes the row and then the cached copy; if Redis cannot be reached at that
   moment the request answers 503 (the delete raises, as in ``cached_db``) and the copy it
-  could not delete serves that cookie for at most this long.
+  could not delete serves that cookie for at most this long (plus the few seconds a
+  process may keep a reply it read: ``inferview.cache.KEPT_SECONDS``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ commits) rather than deleting the entry, and readers store with ``add``: a reade
 loaded the row just before the write cannot put the old row back while the tombstone
 stands. The tombstone outlives any request, so after it the next load reads the committed
 row. ``SECONDS`` bounds what remains: a write made outside Django (SQL by hand) shows
-within that long. A cache that is away is a miss (the row is read from the database), and
+within that long (plus ``inferview.cache.KEPT_SECONDS``, what a process may keep a reply).
+A cache that is away is a miss (the row is read from the database), and
 a forget that cannot reach it is logged: the entry then lives at most ``SECONDS``.
 """
 

@@ -190,18 +190,23 @@ def _prefetch(request: HttpRequest, owner: str) -> list[str]:
     return [content_version.KEY, USER_VERSION.format(owner), *([key] if key else [])]
 
 
-@lru_cache(maxsize=4096)
 def _keeps_copies(path: str) -> bool:
     """Whether the view at ``path`` may keep a reader's copy of its page: not one whose
     signed-in pages are its tier's shared part alone (``shared.no_parts``: calculators,
     guides, search). Those read nothing with the session, so the session's read (its
     key, the reader's row) stays the same from page to page and is answered from the
-    process's copy (``inferview.cache``'s client tracking)."""
+    thread's kept reply (``inferview.cache``'s client tracking). Staff do keep copies of
+    those pages: theirs are read by a command of their own. A path that resolves to no
+    view is not remembered (any path can be asked for)."""
     try:
-        func = resolve(path).func
+        return _view_keeps_copies(path)
     except Resolver404:
         return False
-    return getattr(func, "keeps_personal_copies", True)
+
+
+@lru_cache(maxsize=2048)
+def _view_keeps_copies(path: str) -> bool:
+    return getattr(resolve(path).func, "keeps_personal_copies", True)
 
 
 def _personal(

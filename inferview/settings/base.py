@@ -153,7 +153,7 @@ if REDIS_URL:
             # cached pages and rate-limit counts.
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", ""),
             "OPTIONS": {
-                "client_cache_entries": int(os.environ.get("REDIS_CLIENT_CACHE_ENTRIES", "1000"))
+                "client_cache_entries": int(os.environ.get("REDIS_CLIENT_CACHE_ENTRIES", "256"))
             },
         }
     }

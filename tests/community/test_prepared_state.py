@@ -47,3 +47,26 @@ def test_every_question_runs_the_same_prepared_statement():
     # and it still answers: questions[2] is the confident one, at its place in each list
     assert [s["confident"] for s in states] == [0b10, 0b10, 0, 0b100]
     assert [s["progress_id"] is not None for s in states] == [False, False, True, False]
+
+
+def test_the_prepared_cursor_behaves_as_django_s_own():
+    """Counted and logged as any query, seen by execute wrappers, and its errors come out
+    as Django's (which inferview.outage turns into 503s)."""
+    from django.db import DatabaseError
+    from django.test.utils import CaptureQueriesContext
+
+    from inferview.prepared import prepared_cursor
+
+    seen = []
+
+    def wrapper(execute, sql, params, many, context):
+        seen.append(sql)
+        return execute(sql, params, many, context)
+
+    with CaptureQueriesContext(connection) as queries, connection.execute_wrapper(wrapper):
+        with prepared_cursor() as cursor:
+            cursor.execute("SELECT %s::int + 1", [41])
+            assert cursor.fetchone() == (42,)
+    assert len(queries) == 1 and seen == ["SELECT %s::int + 1"]
+    with pytest.raises(DatabaseError), prepared_cursor() as cursor:
+        cursor.execute("SELECT no_such_column FROM community_bookmark WHERE id = %s", [1])

@@ -22,8 +22,8 @@ from inferview.cache import CacheUnavailable, FailFastRedisCache
 pytestmark = [pytest.mark.postgres]
 
 #: how long an invalidation may take to arrive: Redis writes it in the same event-loop
-#: pass as the writer's own reply, so in practice it is there before the next command
-ARRIVAL = 1.0
+#: pass as the writer's own reply, so on loopback it is there before the next command
+ARRIVAL = 0.05
 
 
 def _cache(url: str, entries: int = 100) -> FailFastRedisCache:
@@ -32,7 +32,7 @@ def _cache(url: str, entries: int = 100) -> FailFastRedisCache:
 
 
 def _calls(server_url: str, command: str) -> int:
-    stats = redis_lib.Redis.from_url(server_url).info("commandstats")
+    stats = redis_lib.Redis.from_url(server_url).execute_command("INFO", "commandstats")
     return int(stats.get(f"cmdstat_{command}", {}).get("calls", 0))
 
 
@@ -84,10 +84,91 @@ def test_an_expired_key_is_not_served_after_redis_removes_it(server):
     here.set("short", "lived", timeout=1)
     assert here.get("short") == "lived" and here.get("short") == "lived"
     time.sleep(1.1)  # the key's own lifetime, not a race
-    # Redis removes an expired key when it is next touched or by its active expiry
-    # cycle (ten times a second); either way it pushes the invalidation.
-    redis_lib.Redis.from_url(server.url).get("short")
+    # Redis removes an expired key when it is next touched (here) or by its expiry
+    # cycle, and pushes the invalidation then; KEPT_SECONDS bounds the wait otherwise.
+    assert redis_lib.Redis.from_url(server.url).get(here.make_key("short")) is None
     _seen_within(lambda: here.get("short"), None)
+
+
+def test_kept_replies_age_out_and_large_ones_are_not_kept(monkeypatch):
+    """Without Redis: the age bound (an expiry Redis has not yet pushed, a connection that
+    broke without closing) and the size bound of inferview.cache.KeptReplies."""
+    from redis.cache import CacheConfig, CacheEntry, CacheEntryStatus, CacheKey
+
+    from inferview import cache as module
+
+    now = [1000.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: now[0])
+    kept = module.KeptReplies(CacheConfig(max_size=10))
+
+    def entry(name: str, value: object) -> CacheEntry:
+        key = CacheKey(command="GET", redis_keys=(name,), redis_args=("GET", name))
+        return CacheEntry(
+            cache_key=key, cache_value=value, status=CacheEntryStatus.VALID, connection_ref=None
+        )
+
+    small, large = entry("s", b"x" * 100), entry("l", [b"x" * module.KEPT_BYTES, b"y"])
+    assert kept.set(small) and not kept.set(large)
+    assert kept.get(small.cache_key) is small and kept.get(large.cache_key) is None
+    now[0] += module.KEPT_SECONDS - 0.1
+    assert kept.get(small.cache_key) is small
+    now[0] += 0.2
+    assert kept.get(small.cache_key) is None and kept.size == 0
+
+
+def test_threads_sharing_the_cache_each_keep_their_own(server):
+    """gunicorn's gthread workers: redis-py's kept replies are not safe across threads
+    sharing a pool (one thread drains another's reply; redis-py#4306), so each thread has
+    a pool of its own. Four threads reading the same keys and writing their own for a
+    second and a half: no timeout, no wrong value."""
+    import threading
+
+    here = _cache(server.url)
+    here.set_many({"session": "s", "reader": "r"})
+    failures: list[BaseException] = []
+    rounds = [0] * 4
+
+    def work(n: int) -> None:
+        deadline = time.monotonic() + 1.5
+        try:
+            while time.monotonic() < deadline:
+                assert here.get_many(["session", "reader"]) == {"session": "s", "reader": "r"}
+                here.set(f"own:{n}", rounds[n])
+                assert here.get(f"own:{n}") == rounds[n]
+                rounds[n] += 1
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == [] and min(rounds) > 100, (failures[:3], rounds)
+
+
+def test_a_read_timeout_drops_the_thread_s_kept_replies(server):
+    """A command that times out closes its connection beneath redis-py's caching layer;
+    the replies kept on it must go too, or a key deleted meanwhile (whose push went to
+    the closed connection) would be served from the copy."""
+    here, elsewhere = _cache(server.url), _cache(server.url)
+    here.set("session", "alive")
+    assert here.get("session") == "alive" and here.get("session") == "alive"
+    client = here._cache.get_client()
+    with pytest.raises(redis_lib.exceptions.TimeoutError):
+        client.blpop(["nothing-comes"], timeout=1)  # longer than the 0.5 s socket timeout
+    elsewhere.delete("session")
+    assert here.get("session") is None
+
+
+def test_an_older_redis_gets_plain_connections(server, monkeypatch):
+    monkeypatch.setattr(redis_lib.Redis, "info", lambda self, *a, **k: {"redis_version": "7.0.9"})
+    here = _cache(server.url)
+    here.set("k", "v")
+    before = _calls(server.url, "get")
+    for _ in range(3):
+        assert here.get("k") == "v"
+    assert _calls(server.url, "get") - before == 3
 
 
 def test_a_restarted_server_never_serves_what_the_old_one_held(server):
@@ -102,6 +183,7 @@ def test_a_restarted_server_never_serves_what_the_old_one_held(server):
         try:
             seen.append(here.get("k"))
         except CacheUnavailable:
+            time.sleep(0.05)  # polling while the breaker is open, not a race
             continue
         if seen[-1] is None:
             break
