@@ -230,29 +230,38 @@ class FailFastRedisCacheClient(RedisCacheClient):
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
         """One client per connection pool, made once: Django builds a new ``redis.Redis``
         for every command, which a page that reads its session, its content version and
-        itself pays for three times. A client over a shared pool is safe across threads.
-        (A single-connection client would skip the pool's checks, about 40 µs a command,
-        and with them the pool's replacing of a connection the server closed.)"""
+        itself pays for three times. A client over a shared pool is safe across threads;
+        with tracking, each thread has its own pool and client (``_get_connection_pool``).
+
+        No retry of our own: redis-py applies ``retry=`` only to a pool it builds itself,
+        so these connections keep its default, no retry, and an error closes the
+        connection (dropping its kept replies). A pool without tracking also replaces a
+        pooled connection the server closed before using it; a tracked one cannot tell
+        that from a pending invalidation, so after a Redis restart its first command
+        fails and the breaker skips the cache for ``BREAKER_SECONDS``."""
+        if self._tracked_options is not None:
+            local = self._local
+            made = getattr(local, "clients", None)
+            if made is not None and local.pid == os.getpid():
+                client = made.get(write)
+                if client is not None:
+                    return client
+            pool = self._get_connection_pool(write)  # (re)sets local.pid and its pools
+            if getattr(local, "clients_pid", None) != local.pid:
+                local.clients_pid, local.clients = local.pid, {}
+            # one server (pool index 0) is all the settings configure; with several,
+            # reads would pick a pool at random and the client is not kept
+            client = self._client(connection_pool=pool)
+            if len(self._servers) == 1:
+                local.clients[write] = client
+            return client
         pool = self._get_connection_pool(write)
-        clients = self._clients if self._tracked_options is None else self._thread_clients()
-        made = clients.get(write)
+        made = self._clients.get(write)
         if made is not None and made[0] is pool:
             return made[1]
-        # No retry of our own: redis-py applies ``retry=`` only to a pool it builds
-        # itself, so these connections keep its default, no retry, and an error closes
-        # the connection (dropping its kept replies). A pool without tracking also
-        # replaces a pooled connection the server closed before using it; a tracked one
-        # cannot tell that from a pending invalidation, so after a Redis restart its
-        # first command fails and the breaker skips the cache for BREAKER_SECONDS.
         client = self._client(connection_pool=pool)
-        clients[write] = (pool, client)
+        self._clients[write] = (pool, client)
         return client
-
-    def _thread_clients(self) -> dict[bool, tuple[Any, Any]]:
-        local = self._local
-        if getattr(local, "clients_pid", None) != os.getpid():
-            local.clients_pid, local.clients = os.getpid(), {}
-        return local.clients  # type: ignore[no-any-return]
 
     def add(self, key: Any, value: Any, timeout: Any) -> bool:
         if isinstance(key, str) and ":allauth:rl:" in key and key.endswith(":lock"):
