@@ -32,8 +32,10 @@ sign-out). What bounds the rest:
 
 - **each thread has its own pool and its own kept replies**: redis-py's client-side
   cache is not safe when threads share a pool (a hit drains the connection that made the
-  copy, which another thread may be reading: redis-py#4306), and gunicorn's gthread
-  workers run several threads. A process forked afterwards builds its own.
+  copy, which another thread may be reading: redis-py#4306). Django already gives each
+  thread its own cache backend (gunicorn's gthread workers run several); the pools are
+  per thread here too, so a backend shared between threads is safe as well. A process
+  forked afterwards builds its own.
 - **no kept reply is older than ``KEPT_SECONDS``** (5 s): Redis pushes an expired key
   only when it removes it (on access, or by an expiry cycle that can take minutes on a
   large keyspace), and a connection that breaks without closing would keep its copies.
@@ -42,8 +44,9 @@ sign-out). What bounds the rest:
 - **replies over ``KEPT_BYTES``** (64 KB) are not kept, and a thread keeps at most
   ``client_cache_entries`` replies: 16 MB a thread at worst, a few MB in practice.
 - **any disconnect drops the thread's kept replies**, whichever layer of redis-py made it.
-- **the server is asked its version once per process**: below 7.0.10 the pools are
-  plain ones. redis-py itself refuses below 7.4, a floor set for Redis's hosted
+- **the server is asked what it is once per backend** (redis-py's test: its HELLO names
+  Redis, and here 7.0.10 or later), with the pool's own options: otherwise, or if it
+  refuses, the pools are plain ones. redis-py itself refuses below 7.4, a floor set for Redis's hosted
   products; the open-source server has RESP3 tracking since 6.0, its protocol fixes are
   all in 7.0.10, and Debian 12 ships 7.0.15 (what ``tests/ops/test_client_tracking.py``
   runs against). ``TrackingPool`` lowers redis-py's floor accordingly.
@@ -57,6 +60,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -109,30 +113,47 @@ def _kept_classes() -> tuple[type, type]:
     from redis.connection import CacheProxyConnection
 
     class KeptReplies(DefaultCache):
-        """redis-py's LRU of replies, with an age bound and a size bound per reply."""
+        """redis-py's LRU of replies, with an age bound and a size bound per reply.
+
+        Old replies are dropped in one place, ``expire``, which ``TrackingPool``'s
+        connections call before sending each command: redis-py looks an entry up several
+        times while it answers one command, and an entry must not vanish in between.
+        ``expire`` also drops the placeholder a command that failed left behind (redis-py
+        marks a key "in progress" when it sends the read, and only a reply clears it)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self._born: dict[Any, float] = {}
+            self._born: OrderedDict[Any, float] = OrderedDict()
+            self._pending: set[Any] = set()
 
         def set(self, entry: Any) -> bool:
-            if (
-                entry.status == CacheEntryStatus.VALID
-                and _reply_bytes(entry.cache_value) > KEPT_BYTES
-            ):
-                self._cache.pop(entry.cache_key, None)  # its in-progress mark
-                return False
-            self._born[entry.cache_key] = time.monotonic()
+            key = entry.cache_key
+            if entry.status == CacheEntryStatus.IN_PROGRESS:
+                self._pending.add(key)
+            else:
+                self._pending.discard(key)
+                if _reply_bytes(entry.cache_value) > KEPT_BYTES:
+                    self._cache.pop(key, None)  # its placeholder
+                    self._born.pop(key, None)
+                    return False
+            self._born[key] = time.monotonic()
+            self._born.move_to_end(key)
             return bool(super().set(entry))
 
-        def get(self, key: Any) -> Any:
-            entry = super().get(key)
-            if entry is not None and time.monotonic() - self._born.get(key, 0.0) > KEPT_SECONDS:
+        def expire(self) -> None:
+            for key in self._pending:  # nothing of this thread's is in flight now
                 self._cache.pop(key, None)
-                return None
-            if len(self._born) > 2 * max(len(self._cache), 64):
-                self._born = {k: self._born[k] for k in self._cache if k in self._born}
-            return entry
+            self._pending.clear()
+            limit = time.monotonic() - KEPT_SECONDS
+            born = self._born
+            while born:
+                key, at = next(iter(born.items()))
+                if at > limit:
+                    break
+                born.popitem(last=False)
+                self._cache.pop(key, None)
+            if len(born) > 2 * len(self._cache) + 64:  # keys invalidated or evicted since
+                self._born = OrderedDict((k, t) for k, t in born.items() if k in self._cache)
 
     class TrackingPool(ConnectionPool):
         def make_connection(self) -> Any:
@@ -151,6 +172,14 @@ def _kept_classes() -> tuple[type, type]:
                     return real_disconnect(*args, **kwargs)
 
                 raw.disconnect = disconnect
+                kept = getattr(cache, "_cache", cache)  # the KeptReplies behind the proxy
+                real_send = connection.send_command
+
+                def send_command(*args: Any, **kwargs: Any) -> Any:
+                    kept.expire()
+                    return real_send(*args, **kwargs)
+
+                connection.send_command = send_command
             return connection
 
     return KeptReplies, TrackingPool
@@ -191,20 +220,29 @@ class FailFastRedisCacheClient(RedisCacheClient):
         self._tracks: dict[int, bool] = {}  # per server, once its version is known
 
     def _tracking(self, index: int) -> bool:
-        """Whether server ``index`` can track (Redis 7.0.10 or later); asked once per
-        process. A connection error propagates (the breaker's), so it is asked again."""
+        """Whether server ``index`` can track: redis-py's own test (the server's HELLO
+        names Redis, 7.0.10 or later here), asked once per backend with the pool's own
+        options. Refused (an old server, a proxy, an ACL): plain connections. Unreachable:
+        the error propagates (the breaker's), and the question is asked again."""
         if index not in self._tracks:
-            probe = self._lib.Redis.from_url(
-                self._servers[index],
-                socket_timeout=DEFAULT_SOCKET_TIMEOUT,
-                socket_connect_timeout=DEFAULT_SOCKET_TIMEOUT,
+            exceptions = self._lib.exceptions
+            probe = self._pool_class.from_url(
+                self._servers[index], **{**self._pool_options, "protocol": 3}
             )
             try:
-                version = str(probe.info("server").get("redis_version", "0"))
+                meta = probe.get_connection().handshake_metadata or {}
+                name = meta.get(b"server", meta.get("server", b""))
+                version = meta.get(b"version", meta.get("version", b""))
+            except (exceptions.ConnectionError, exceptions.TimeoutError):
+                raise
+            except exceptions.RedisError:
+                name, version = b"", b""
             finally:
-                probe.close()
+                probe.disconnect()
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            version = version.decode() if isinstance(version, bytes) else str(version)
             parts = tuple(int(p) for p in version.split(".")[:3] if p.isdigit())
-            self._tracks[index] = parts >= TRACKING_MIN_VERSION
+            self._tracks[index] = name == "redis" and parts >= TRACKING_MIN_VERSION
         return self._tracks[index]
 
     def _get_connection_pool(self, write: bool) -> Any:

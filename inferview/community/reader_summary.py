@@ -10,10 +10,10 @@ question's votes. Here:
 
 - **the reader's summary**: the ids of the questions they have a bookmark, progress, a
   review card, a vote or a key-point score on, and those they are confident in; one
-  query, kept under the reader's page version (``pages.cache.USER_VERSION``), which every
-  write of theirs moves (their unsafe requests, and saves or deletes of their community
-  rows wherever they happen), for ``SUMMARY_SECONDS``, shorter than the version's own
-  life, as the reader's page copies are;
+  query, kept for ``SUMMARY_SECONDS`` under the reader's page version
+  (``pages.cache.USER_VERSION``: a value never used twice), which every write of theirs
+  moves (their unsafe requests, and saves or deletes of their community rows wherever
+  they happen, again when those commit);
 - **a question's tally**: its votes per answer, forgotten by every save or delete of a
   vote on it (signals below, connected in ``CommunityConfig.ready``), and kept at most
   ``TALLY_SECONDS`` in any case, so a tally stored by a request that counted just before
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, transaction
 
 from .models import (
     Bookmark,
@@ -106,25 +106,39 @@ def blank_state(
     tally_key = TALLY_KEY.format(question_id)
     try:
         found = cache.get_many([summary_key, tally_key])
-        summary = found.get(summary_key)
-        if summary is None:
-            summary = _summary_from_database(user_pk)
-            cache.set(summary_key, summary, SUMMARY_SECONDS)
-        if question_id in summary.touched:
-            return None
-        tally = found.get(tally_key)
-        if tally is None:
-            tally = _tally_from_database(question_id)
-            cache.set(tally_key, tally, TALLY_SECONDS)
-    except Exception:  # the cache is away (or refused a value): read the state instead
+    except Exception:  # the cache is away: read the state instead
         logger.warning("reader summary unavailable; reading the state", exc_info=True)
         return None
+    summary = found.get(summary_key)
+    if summary is None:
+        summary = _summary_from_database(user_pk)
+        _store(summary_key, summary, SUMMARY_SECONDS)
+    if question_id in summary.touched:
+        return None
+    tally = found.get(tally_key)
+    if tally is None:
+        tally = _tally_from_database(question_id)
+        _store(tally_key, tally, TALLY_SECONDS)
     return tally, summary.confident
 
 
-def forget_tally(sender: Any, instance: DifficultyVote, **kwargs: Any) -> None:
-    """A vote was saved or deleted: its question's tally is counted afresh."""
+def _store(key: str, value: Any, seconds: int) -> None:
     try:
-        cache.delete(TALLY_KEY.format(instance.question_id))
+        cache.set(key, value, seconds)
+    except Exception:  # the next page counts again
+        logger.warning("reader summary not stored: cache unreachable", exc_info=True)
+
+
+def _forget(question_id: int) -> None:
+    try:
+        cache.delete(TALLY_KEY.format(question_id))
     except Exception:  # then TALLY_SECONDS bounds it
         logger.warning("difficulty tally not forgotten: cache unreachable", exc_info=True)
+
+
+def forget_tally(sender: Any, instance: DifficultyVote, **kwargs: Any) -> None:
+    """A vote was saved or deleted: its question's tally is counted afresh, now and once
+    the write commits (a count made in between saw the votes before it)."""
+    question_id = instance.question_id
+    _forget(question_id)
+    transaction.on_commit(lambda: _forget(question_id))

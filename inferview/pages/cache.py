@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable
 from functools import lru_cache, wraps
 from typing import Any
@@ -46,6 +47,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.exceptions import DisallowedHost
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
@@ -106,14 +108,16 @@ def _cacheable(request: HttpRequest, response: HttpResponse, personal: bool = Fa
     )
 
 
+def _new_version() -> int:
+    """A reader's page version: never the same twice (a counter restarts when its key
+    expires or is evicted, and would bring back copies stored under its old numbers)."""
+    return time.time_ns()
+
+
 def bump_user(user_pk: Any) -> None:
     """Retire every page cached for this reader (their own writes changed what it shows)."""
-    key = USER_VERSION.format(user_pk)
     try:
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 2, timeout=PERSONAL_SECONDS * 4)
+        cache.set(USER_VERSION.format(user_pk), _new_version(), timeout=PERSONAL_SECONDS * 4)
     except Exception:  # cached copies then expire on PERSONAL_SECONDS
         logger.warning("reader's page version not moved: cache unreachable", exc_info=True)
 
@@ -142,6 +146,9 @@ def _bump_owner(sender: Any, instance: Any, **kwargs: Any) -> None:
     owner = getattr(instance, "user_id", None) or getattr(instance, "author_id", None)
     if owner is not None:
         bump_user(owner)
+        # and again once the write commits: a page rendered between the two read the
+        # rows as they were before it, and stored what it made under the first bump
+        transaction.on_commit(lambda: bump_user(owner))
 
 
 # Writes that do not come through a request of the reader (the shell, admin, a service
@@ -243,7 +250,7 @@ def _personal(
         if found is None:
             found = cache.get_many(wanted)
         if user_key not in found:
-            cache.add(user_key, 1, timeout=PERSONAL_SECONDS * 4)
+            cache.add(user_key, _new_version(), timeout=PERSONAL_SECONDS * 4)
             found[user_key] = cache.get(user_key)
     except Exception:
         logger.warning("personal page cache read failed; rendering live", exc_info=True)

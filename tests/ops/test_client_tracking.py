@@ -111,9 +111,32 @@ def test_kept_replies_age_out_and_large_ones_are_not_kept(monkeypatch):
     assert kept.set(small) and not kept.set(large)
     assert kept.get(small.cache_key) is small and kept.get(large.cache_key) is None
     now[0] += module.KEPT_SECONDS - 0.1
+    kept.expire()
     assert kept.get(small.cache_key) is small
     now[0] += 0.2
+    # only expire() drops it (before a command is sent), never a lookup in between
+    assert kept.get(small.cache_key) is small
+    kept.expire()
     assert kept.get(small.cache_key) is None and kept.size == 0
+    # a placeholder a failed command left is dropped before the next command
+    stuck = entry("p", None)
+    stuck.status = CacheEntryStatus.IN_PROGRESS
+    kept.set(stuck)
+    kept.expire()
+    assert kept.get(stuck.cache_key) is None
+
+
+def test_an_error_reply_does_not_leave_the_next_read_waiting(server):
+    """redis-py marks a read "in progress" until its reply; an error reply used to leave
+    the mark, and the same read again waited out the socket timeout (then the breaker)."""
+    here = _cache(server.url)
+    redis_lib.Redis.from_url(server.url).lpush(here.make_key("listy"), "x")
+    for _ in range(2):
+        started = time.monotonic()
+        with pytest.raises(redis_lib.exceptions.ResponseError):
+            here.get("listy")  # WRONGTYPE
+        assert time.monotonic() - started < 0.25
+    assert here.get_many(["other"]) == {}  # and the cache still answers
 
 
 def test_threads_sharing_the_cache_each_keep_their_own(server):
@@ -161,8 +184,20 @@ def test_a_read_timeout_drops_the_thread_s_kept_replies(server):
     assert here.get("session") is None
 
 
-def test_an_older_redis_gets_plain_connections(server, monkeypatch):
-    monkeypatch.setattr(redis_lib.Redis, "info", lambda self, *a, **k: {"redis_version": "7.0.9"})
+@pytest.mark.parametrize(
+    "meta",
+    [{b"server": b"redis", b"version": b"7.0.9"}, {b"server": b"valkey", b"version": b"8.0.1"}],
+)
+def test_a_server_redis_py_cannot_track_gets_plain_connections(server, monkeypatch, meta):
+    from redis.connection import AbstractConnection
+
+    real_connect = AbstractConnection.on_connect_check_health
+
+    def on_connect(self, *args, **kwargs):  # the server's HELLO answer, as another's
+        real_connect(self, *args, **kwargs)
+        self.handshake_metadata = meta
+
+    monkeypatch.setattr(AbstractConnection, "on_connect_check_health", on_connect)
     here = _cache(server.url)
     here.set("k", "v")
     before = _calls(server.url, "get")

@@ -431,6 +431,7 @@ def test_a_first_view_of_a_question_the_reader_never_touched_runs_no_state_query
     assert len(queries) == 1, [q["sql"] for q in queries]  # the user with their tier
     assert nxt.title not in html.split("Up next")[-1]  # confident: skipped
     original = community_pages.reader_summary.blank_state
+    caches["local"].clear()  # the statement's page rendered afresh, not from kept parts
     try:
         community_pages.reader_summary.blank_state = lambda **kwargs: None
         _, alone = page(browser(client_for, free_user, "r" * 32), url)
