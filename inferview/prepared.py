@@ -29,18 +29,27 @@ from typing import Any
 from django.db import connection
 
 
-def _prepared_class() -> type:
-    from django.db.backends.postgresql.base import ServerBindingCursor
+def _prepared_classes() -> tuple[type, type]:
+    from django.db.backends.postgresql.base import CursorDebugWrapper, ServerBindingCursor
+    from django.db.backends.utils import CursorWrapper
 
     class PreparedCursor(ServerBindingCursor):
         def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
             kwargs["prepare"] = True
             return super().execute(query, params, **kwargs)
 
-    return PreparedCursor
+    class PreparedDebugWrapper(CursorDebugWrapper):
+        """Logs the statement as written (with its placeholders): Django reads the
+        executed text back from psycopg, which keeps none for a prepared statement."""
+
+        def execute(self, sql: Any, params: Any = None) -> Any:
+            with self.debug_sql(sql, params, use_last_executed_query=False):
+                return CursorWrapper.execute(self, sql, params)
+
+    return PreparedCursor, PreparedDebugWrapper
 
 
-_CLASS: list[type] = []
+_CLASSES: list[tuple[type, type]] = []
 
 
 @contextmanager
@@ -49,18 +58,17 @@ def prepared_cursor() -> Iterator[Any]:
         with connection.cursor() as cursor:
             yield cursor
         return
-    if not _CLASS:
-        _CLASS.append(_prepared_class())
+    if not _CLASSES:
+        _CLASSES.append(_prepared_classes())
+    cursor_class, debug_wrapper = _CLASSES[0]
     # What ``connection.cursor()`` does, with our cursor class in place of Django's.
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     with connection.wrap_database_errors:
         connection.validate_thread_sharing()
-        raw = _CLASS[0](connection.connection)
+        raw = cursor_class(connection.connection)
     wrapped = (
-        connection.make_debug_cursor(raw)
-        if connection.queries_logged
-        else connection.make_cursor(raw)
+        debug_wrapper(raw, connection) if connection.queries_logged else connection.make_cursor(raw)
     )
     with wrapped as cursor:
         yield cursor

@@ -67,6 +67,7 @@ def test_the_prepared_cursor_behaves_as_django_s_own():
         with prepared_cursor() as cursor:
             cursor.execute("SELECT %s::int + 1", [41])
             assert cursor.fetchone() == (42,)
-    assert len(queries) == 1 and seen == ["SELECT %s::int + 1"]
+    assert seen == ["SELECT %s::int + 1"]
+    assert [q["sql"] for q in queries.captured_queries] == ["SELECT %s::int + 1"]
     with pytest.raises(DatabaseError), prepared_cursor() as cursor:
         cursor.execute("SELECT no_such_column FROM community_bookmark WHERE id = %s", [1])
