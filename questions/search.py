@@ -19,7 +19,8 @@ holds (that is what published means to search), so neither the match nor the pag
 a query of the content tables. A search on PostgreSQL is then three statements: the
 matches (unranked, with whether the title holds the query), ``ts_rank_cd`` for the
 matches that decide the page (``_rank``: the title matches alone when there are enough of
-them to fill it), and the page's snippets.
+them to fill it), and the page's texts, from which ``questions.snippets`` cuts the snippets
+(the same code on both engines).
 
 Ranking, the same on both engines (``_order``): an item whose *title* holds the query
 comes first, closest title first (the KV cache concept, titled "The KV cache", is an exact
@@ -61,11 +62,13 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db import connection
 from django.utils.safestring import SafeString, mark_safe
 
-from . import content_version
+from inferview.prepared import prepared_cursor
+
+from . import content_version, snippets
 from .models import Concept, Difficulty, Guide, GuideItem, Kind, Lesson, Question, Track
 from .similarity import STOP_WORDS
 
@@ -588,16 +591,25 @@ def catalogue() -> dict[tuple[str, int], Card]:
 
 def _catalogue_token(version: int) -> str | None:
     """The shared cache's token for this version's catalogue (made by the first process to
-    ask), or None when the cache cannot be reached."""
+    ask), or None when the cache cannot be reached.
+
+    Held in the process's ``local`` cache as long as ``content_version.recent`` holds the
+    version itself: a page that asks for the catalogue more than once (the matches, the
+    hits, the track filter) reads the shared token once, and an emptied shared cache is
+    noticed within the same second as a moved version is."""
+    key = f"derived:{version}:search:catalogue-token"
+    local = caches["local"]
+    token = local.get(key)
+    if token is not None:
+        return str(token)
     try:
-        return cache.get_or_set(
-            f"derived:{version}:search:catalogue-token",
-            lambda: uuid.uuid4().hex,
-            content_version.DERIVED_TIMEOUT,
-        )
+        token = cache.get_or_set(key, lambda: uuid.uuid4().hex, content_version.DERIVED_TIMEOUT)
     except Exception:
         logger.warning("search catalogue token unavailable: building per search", exc_info=True)
         return None
+    if token:
+        local.set(key, token, content_version.LOCAL_SECONDS)
+    return token
 
 
 def track_choices() -> list[tuple[str, str]]:
@@ -830,8 +842,6 @@ def _same_word(word: str, query_words: set[str]) -> bool:
 
 # --- SQLite FTS5 ---------------------------------------------------------------------------
 
-# Column order of questions_search_index: kind, object_id, access, title, public_text, guarded_text
-_PUBLIC_COLUMN = 4
 _BM25 = "bm25(questions_search_index, 0, 0, 0, 10.0, 4.0, 2.0)"
 
 
@@ -888,43 +898,7 @@ def _sqlite_matches(plan: Plan, levels: tuple[str, ...], kinds: list[str]) -> li
     return rows
 
 
-def _sqlite_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
-    """A snippet of the public text or, for a reader of the item, of the guarded text when
-    only that holds the words (never of the title, which the hit shows anyway)."""
-    out: dict[Any, str] = {}
-    for readable in (True, False):
-        ids = [r.ref for r in rows if (r.access in levels) == readable]
-        if not ids:
-            continue
-        query = _fts_query(plan) if readable else _fts_query(plan, columns="title public_text")
-        guarded = (
-            f"snippet(questions_search_index, {_PUBLIC_COLUMN + 1}, %s, %s, '…', {SNIPPET_TOKENS})"
-            if readable
-            else "''"
-        )
-        sql = (
-            f"SELECT rowid, snippet(questions_search_index, {_PUBLIC_COLUMN}, %s, %s, '…', "
-            f"{SNIPPET_TOKENS}), {guarded} FROM questions_search_index WHERE "
-            f"questions_search_index MATCH %s AND rowid IN ({', '.join(['%s'] * len(ids))})"
-        )
-        marks = [HL_START, HL_END] * (2 if readable else 1)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [*marks, query, *ids])
-            for rowid, public, locked_or_empty in cursor.fetchall():
-                use_guarded = HL_START not in (public or "") and HL_START in (locked_or_empty or "")
-                out[rowid] = locked_or_empty if use_guarded else public
-    return out
-
-
 # --- PostgreSQL -----------------------------------------------------------------------------
-
-_PG_HEADLINE = (
-    "StartSel={start}, StopSel={stop}, MaxWords=30, MinWords=12, "
-    "FragmentDelimiter=' … ', MaxFragments=2"
-)
-_PG_HEADLINE_CHARS = 4000  # ts_headline re-parses its text; bound the cost per result
-_PG_HEADLINE_WINDOW = 1200  # guarded text: this much around the first query word found
-_PG_HEADLINE_BEFORE = 200  # of which this much before it
 
 
 def _tsquery(plan: Plan) -> str:
@@ -943,17 +917,17 @@ def _pg_matches(plan: Plan, levels: tuple[str, ...], kinds: list[str]) -> list[R
     holds the query (``title_vector``, migration 0015): two index scans, one per side of
     the gate."""
     sql = """
-        WITH q AS (SELECT to_tsquery('english', %s) AS query)
+        WITH q AS (SELECT to_tsquery('english', %s::text) AS query)
         SELECT d.kind, d.object_id, d.access, d.title_vector @@ q.query
         FROM questions_search_document d, q
-        WHERE d.full_vector @@ q.query AND d.access = ANY(%s) AND d.kind = ANY(%s)
+        WHERE d.full_vector @@ q.query AND d.access = ANY(%s::text[]) AND d.kind = ANY(%s::text[])
         UNION ALL
         SELECT d.kind, d.object_id, d.access, d.title_vector @@ q.query
         FROM questions_search_document d, q
-        WHERE d.public_vector @@ q.query AND NOT d.access = ANY(%s) AND d.kind = ANY(%s)
+        WHERE d.public_vector @@ q.query AND NOT d.access = ANY(%s::text[]) AND d.kind = ANY(%s::text[])
     """
     arr = list(levels)  # a list: psycopg sends a tuple as a record, which ANY() cannot take
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [_tsquery(plan), arr, kinds, arr, kinds])
         return [
             Row(k, int(o), a, 0.0, None, titled=bool(t), ranked=False)
@@ -979,9 +953,9 @@ def _rank_rows(todo: list[Row], plan: Plan, levels: tuple[str, ...]) -> None:
     if not todo:
         return
     sql = """
-        WITH q AS (SELECT to_tsquery('english', %s) AS query)
+        WITH q AS (SELECT to_tsquery('english', %s::text) AS query)
         SELECT d.kind, d.object_id, ts_rank_cd(
-                   CASE WHEN d.access = ANY(%s) THEN d.full_vector ELSE d.public_vector END,
+                   CASE WHEN d.access = ANY(%s::text[]) THEN d.full_vector ELSE d.public_vector END,
                    q.query, 1)
         FROM q, questions_search_document d
         JOIN unnest(%s::text[], %s::bigint[]) AS page(kind, object_id)
@@ -993,7 +967,7 @@ def _rank_rows(todo: list[Row], plan: Plan, levels: tuple[str, ...]) -> None:
         [r.kind for r in todo],
         [r.object_id for r in todo],
     ]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         ranks = {(k, int(o)): float(r) for k, o, r in cursor.fetchall()}
     for row in todo:
@@ -1040,88 +1014,50 @@ def _trigram_matches(text: str, levels: tuple[str, ...], filters: SearchFilters)
         return [Row(k, int(o), a, float(s), None) for k, o, a, s, _ in cursor.fetchall()]
 
 
-def _tsquery_any(plan: Plan) -> str:
-    """A ``to_tsquery`` string matching any one word of the plan."""
-    return " | ".join(sorted({f"'{w}'" for v in plan.variants for t in v for w in t.split()}))
-
-
-def _pg_snippets(plan: Plan, rows: list[Row], levels: tuple[str, ...]) -> dict[Any, str]:
-    """A snippet of the public text or, for a reader of the item, of the guarded text when
-    only that holds the words, as on SQLite (never of the title, which the hit shows).
-
-    ``ts_headline`` parses all the text it is given, and guarded text (an answer, a
-    concept's body) runs to thousands of characters: it is given the stretch around the
-    first place a query word appears as typed (from the word boundary before), or the
-    first ``_PG_HEADLINE_CHARS`` when no word appears as typed (only a stemmed form)."""
-    if not rows:
-        return {}
-    options = _PG_HEADLINE.format(start=HL_START, stop=HL_END)
-    sql = r"""
-        WITH q AS (SELECT to_tsquery('english', %s) AS query,
-                          to_tsquery('english', %s) AS any_word),
-        page AS (
-            SELECT d.kind, d.object_id,
-                   CASE WHEN d.access = ANY(%s)
-                             AND NOT ts_filter(d.public_vector, '{b}') @@ q.any_word
-                             AND ts_filter(d.full_vector, '{c}') @@ q.any_word
-                        THEN d.guarded_text END AS guarded,
-                   d.public_text
-            FROM q, questions_search_document d
-            JOIN unnest(%s::text[], %s::bigint[]) AS p(kind, object_id)
-              ON p.kind = d.kind AND p.object_id = d.object_id
-        ),
-        cut AS (
-            SELECT kind, object_id, public_text, guarded,
-                   (SELECT min(nullif(strpos(lower(guarded), w), 0))
-                    FROM unnest(%s::text[]) AS w) AS at
-            FROM page
-        )
-        SELECT kind || ':' || object_id, ts_headline('english',
-                   CASE WHEN guarded IS NULL THEN left(public_text, %s)
-                        WHEN at IS NULL OR at <= %s THEN left(guarded, %s)
-                        ELSE coalesce(substring(substr(guarded, at - %s, %s) FROM '^\S*\s(.*)$'),
-                                      substr(guarded, at, %s))
-                   END,
-                   q.query, %s)
-        FROM cut, q
-    """
-    words = sorted({w for v in plan.variants for t in v for w in t.split()})
-    kinds, ids = [r.kind for r in rows], [r.object_id for r in rows]
-    chars, before = _PG_HEADLINE_CHARS, _PG_HEADLINE_BEFORE
-    params: list[Any] = [
-        _tsquery(plan),
-        _tsquery_any(plan),
-        list(levels),
-        kinds,
-        ids,
-        words,
-        chars,
-        before,
-        chars,
-        before,
-        _PG_HEADLINE_WINDOW,
-        _PG_HEADLINE_WINDOW,
-        options,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return dict(cursor.fetchall())
-
-
 # --- One page of hits ------------------------------------------------------------------------
 
 
+def _texts(rows: list[Row], levels: tuple[str, ...]) -> dict[tuple[str, int], tuple[str, Any]]:
+    """(public text, guarded text or None) of each row, from the engine's index: the
+    guarded text only for a row at a level this viewer may read, so a locked answer never
+    leaves the database for a snippet."""
+    if connection.vendor == "postgresql":
+        sql = """
+            SELECT d.kind, d.object_id, d.public_text,
+                   CASE WHEN d.access = ANY(%s::text[]) THEN d.guarded_text END
+            FROM questions_search_document d
+            JOIN unnest(%s::text[], %s::bigint[]) AS p(kind, object_id)
+              ON p.kind = d.kind AND p.object_id = d.object_id
+        """
+        params: list[Any] = [list(levels), [r.kind for r in rows], [r.object_id for r in rows]]
+    else:
+        marks = (
+            ", ".join(["%s"] * len(levels)) or "NULL"
+        )  # FTS5 finds rows fast by rowid only (``ref``, set by ``_sqlite_matches``)
+        sql = f"""
+            SELECT kind, object_id, public_text,
+                   CASE WHEN access IN ({marks}) THEN guarded_text END
+            FROM questions_search_index WHERE rowid IN ({", ".join(["%s"] * len(rows))})
+        """
+        params = [*levels, *(r.ref for r in rows)]
+    with prepared_cursor() as cursor:
+        cursor.execute(sql, params)
+        return {(k, int(o)): (p, g) for k, o, p, g in cursor.fetchall()}
+
+
 def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[SearchHit]:
-    """The page's hits from the catalogue, with their snippets (one or two engine queries
-    for the page's rows only)."""
+    """The page's hits from the catalogue, with their snippets (``questions.snippets``, cut
+    from the page's texts: one query for the page's rows only)."""
     if not rows:
         return []
-    if connection.vendor == "postgresql":
-        snippets = _pg_snippets(plan, rows, levels)
-        snip = {(r.kind, r.object_id): snippets.get(f"{r.kind}:{r.object_id}", "") for r in rows}
-    else:
-        snippets = _sqlite_snippets(plan, rows, levels)
-        snip = {(r.kind, r.object_id): snippets.get(r.ref, "") for r in rows}
+    texts = _texts(rows, levels)
+    wanted = snippets.stems(_content(plan.all_terms))
+    snip = {
+        key: snippets.snippet(
+            public, guarded, wanted, start=HL_START, stop=HL_END, tokens=SNIPPET_TOKENS
+        )
+        for key, (public, guarded) in texts.items()
+    }
     cards = catalogue()
     hits = []
     for r in rows:
@@ -1134,7 +1070,7 @@ def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[S
                 r.object_id,
                 card.title,
                 card.url,
-                render_snippet(snip[(r.kind, r.object_id)]),
+                render_snippet(snip.get((r.kind, r.object_id), "")),
                 r.rank,
                 r.access in levels,
                 card.context,

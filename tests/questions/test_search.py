@@ -139,7 +139,7 @@ def test_premium_concept_body_is_gated(content, anonymous, premium_user):
 
 def test_snippets_are_escaped(content, premium_user):
     [hit] = [h for h in search("zymurgic latency", user=premium_user) if h.type == "question"]
-    # SQLite keeps the text and escapes it; PostgreSQL's ts_headline drops tags. Neither passes one through.
+    # the snippet is cut from the stored text, tags and all, and escaped when rendered
     assert "<script>" not in str(hit.snippet) and "alert(1)" in str(hit.snippet)
 
 
@@ -403,7 +403,7 @@ def test_a_word_deep_in_a_long_answer_is_quoted_for_a_reader_who_may_read_it(
     premium_user, anonymous
 ):
     """The snippet of a long guarded text is cut around the word, however far in it is
-    (PostgreSQL gives ts_headline that stretch alone), and never for a locked reader."""
+    (``questions.snippets`` finds it by one scan), and never for a locked reader."""
     QuestionFactory(
         title="Long notes",
         summary="A long answer.",
