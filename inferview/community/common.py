@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
+from django.db import connection
 
 from questions.models import Concept, Question
 
@@ -22,3 +23,8 @@ def target_kwargs(question: Question | None, concept: Concept | None) -> dict[st
     if (question is None) == (concept is None):
         raise ValueError("Pass exactly one of question or concept.")
     return {"question": question} if question is not None else {"concept": concept}
+
+
+def db_table(model: Any) -> str:
+    """``model``'s table name, quoted for this connection, for hand-written SQL."""
+    return connection.ops.quote_name(model._meta.db_table)

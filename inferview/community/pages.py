@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
-from inferview.community.common import signed_in
+from inferview.community.common import db_table, signed_in
 from inferview.community.corrections.models import CorrectionKind, TargetType
 from inferview.community.corrections.selectors import what_changed, what_changed_in_guide
 from inferview.community.discovery import Neighbours, neighbours, up_next
@@ -247,12 +247,12 @@ def _reader_state(
     felts = list(DifficultyFelt.values)
     mine = "WHERE user_id = %s AND question_id = %s"
     columns = [
-        f"EXISTS (SELECT 1 FROM {_table(Bookmark)} {mine})",
-        f"(SELECT id FROM {_table(Progress)} {mine} LIMIT 1)",
-        f"(SELECT id FROM {_table(ReviewCard)} {mine} LIMIT 1)",
-        f"(SELECT felt FROM {_table(DifficultyVote)} {mine} LIMIT 1)",
+        f"EXISTS (SELECT 1 FROM {db_table(Bookmark)} {mine})",
+        f"(SELECT id FROM {db_table(Progress)} {mine} LIMIT 1)",
+        f"(SELECT id FROM {db_table(ReviewCard)} {mine} LIMIT 1)",
+        f"(SELECT felt FROM {db_table(DifficultyVote)} {mine} LIMIT 1)",
         *[
-            f"(SELECT COUNT(*) FROM {_table(DifficultyVote)} WHERE question_id = %s AND felt = %s)"
+            f"(SELECT COUNT(*) FROM {db_table(DifficultyVote)} WHERE question_id = %s AND felt = %s)"
             for _ in felts
         ],
     ]
@@ -260,7 +260,7 @@ def _reader_state(
     for felt in felts:
         params += [question_id, felt]
     if key_points:
-        newest = f"FROM {_table(KeyPointScore)} {mine} ORDER BY created_at DESC, id DESC LIMIT 1"
+        newest = f"FROM {db_table(KeyPointScore)} {mine} ORDER BY created_at DESC, id DESC LIMIT 1"
         columns += [f"(SELECT made {newest})", f"(SELECT total {newest})"]
         params += [user_pk, question_id] * 2
     if candidates:
@@ -271,7 +271,7 @@ def _reader_state(
             # prepared once per connection (``inferview.prepared``).
             columns.append(
                 "(SELECT COALESCE(SUM(1::bigint << (array_position(%s::bigint[], question_id) - 1)), 0)"
-                f" FROM {_table(Progress)} WHERE user_id = %s AND status = %s"
+                f" FROM {db_table(Progress)} WHERE user_id = %s AND status = %s"
                 " AND question_id = ANY(%s::bigint[]))"
             )
             params += [ids, user_pk, ProgressStatus.CONFIDENT.value, ids]
@@ -282,7 +282,7 @@ def _reader_state(
             in_list = ", ".join(str(pk) for pk in ids)
             columns.append(
                 f"(SELECT COALESCE(SUM(CASE question_id {bits} ELSE 0 END), 0)"
-                f" FROM {_table(Progress)} WHERE user_id = %s AND status = %s"
+                f" FROM {db_table(Progress)} WHERE user_id = %s AND status = %s"
                 f" AND question_id IN ({in_list}))"
             )
             params += [user_pk, ProgressStatus.CONFIDENT.value]
@@ -302,10 +302,6 @@ def _reader_state(
         rest = rest[2:]
     row["confident"] = int(rest[0]) if candidates else 0
     return row
-
-
-def _table(model: Any) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
 
 
 def _corrections(target_type: str, target_id: int | None, changes: list) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection, transaction
 
+from .common import db_table
 from .models import (
     Bookmark,
     DifficultyFelt,
@@ -56,17 +57,13 @@ class Summary:
     confident: frozenset[int]
 
 
-def _table(model: Any) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
 def _summary_from_database(user_pk: int) -> Summary:
     statement = " UNION ALL ".join(
         [
             f"SELECT question_id, CASE WHEN status = %s THEN 1 ELSE 0 END"
-            f" FROM {_table(Progress)} WHERE user_id = %s",
+            f" FROM {db_table(Progress)} WHERE user_id = %s",
             *(
-                f"SELECT question_id, 0 FROM {_table(model)} WHERE user_id = %s"
+                f"SELECT question_id, 0 FROM {db_table(model)} WHERE user_id = %s"
                 for model in (Bookmark, ReviewCard, DifficultyVote, KeyPointScore)
             ),
         ]
@@ -84,7 +81,7 @@ def _tally_from_database(question_id: int) -> dict[str, int]:
     counts = dict.fromkeys(DifficultyFelt.values, 0)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT felt, COUNT(*) FROM {_table(DifficultyVote)} WHERE question_id = %s"
+            f"SELECT felt, COUNT(*) FROM {db_table(DifficultyVote)} WHERE question_id = %s"
             " GROUP BY felt",
             [question_id],
         )
