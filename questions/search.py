@@ -1017,23 +1017,33 @@ def _trigram_matches(text: str, levels: tuple[str, ...], filters: SearchFilters)
 # --- One page of hits ------------------------------------------------------------------------
 
 
-def _texts(rows: list[Row], levels: tuple[str, ...]) -> dict[tuple[str, int], tuple[str, Any]]:
-    """(public text, guarded text or None) of each row, from the engine's index: the
+def _texts(
+    rows: list[Row], plan: Plan, levels: tuple[str, ...]
+) -> dict[tuple[str, int], tuple[str, Any]]:
+    """(public text, guarded text or None) of each row, from the engine's index. The
     guarded text only for a row at a level this viewer may read, so a locked answer never
-    leaves the database for a snippet."""
+    leaves the database for a snippet; on PostgreSQL only when the public text lacks the
+    query's words too (an answer runs to thousands of characters, and the snippet is cut
+    from the public text whenever it can be)."""
     if connection.vendor == "postgresql":
         sql = """
             SELECT d.kind, d.object_id, d.public_text,
-                   CASE WHEN d.access = ANY(%s::text[]) THEN d.guarded_text END
+                   CASE WHEN d.access = ANY(%s::text[])
+                             AND NOT ts_filter(d.public_vector, '{b}')
+                                     @@ to_tsquery('english', %s::text)
+                        THEN d.guarded_text END
             FROM questions_search_document d
             JOIN unnest(%s::text[], %s::bigint[]) AS p(kind, object_id)
               ON p.kind = d.kind AND p.object_id = d.object_id
         """
-        params: list[Any] = [list(levels), [r.kind for r in rows], [r.object_id for r in rows]]
-    else:
-        marks = (
-            ", ".join(["%s"] * len(levels)) or "NULL"
-        )  # FTS5 finds rows fast by rowid only (``ref``, set by ``_sqlite_matches``)
+        params: list[Any] = [
+            list(levels),
+            _tsquery_any(plan),
+            [r.kind for r in rows],
+            [r.object_id for r in rows],
+        ]
+    else:  # FTS5 finds rows fast by rowid only (``ref``, set by ``_sqlite_matches``)
+        marks = ", ".join(["%s"] * len(levels)) or "NULL"
         sql = f"""
             SELECT kind, object_id, public_text,
                    CASE WHEN access IN ({marks}) THEN guarded_text END
@@ -1045,13 +1055,18 @@ def _texts(rows: list[Row], levels: tuple[str, ...]) -> dict[tuple[str, int], tu
         return {(k, int(o)): (p, g) for k, o, p, g in cursor.fetchall()}
 
 
+def _tsquery_any(plan: Plan) -> str:
+    """A ``to_tsquery`` string matching any one word of the plan."""
+    return " | ".join(sorted({f"'{w}'" for v in plan.variants for t in v for w in t.split()}))
+
+
 def _materialise(rows: list[Row], plan: Plan, levels: tuple[str, ...]) -> list[SearchHit]:
     """The page's hits from the catalogue, with their snippets (``questions.snippets``, cut
     from the page's texts: one query for the page's rows only)."""
     if not rows:
         return []
-    texts = _texts(rows, levels)
-    wanted = snippets.stems(_content(plan.all_terms))
+    texts = _texts(rows, plan, levels)
+    wanted = snippets.query(_content(plan.all_terms))
     snip = {
         key: snippets.snippet(
             public, guarded, wanted, start=HL_START, stop=HL_END, tokens=SNIPPET_TOKENS

@@ -9,25 +9,33 @@ at 300 questions) and makes the two engines quote the same stretch.
 
 Words are compared by their Snowball English stem (PyStemmer), the algorithm behind
 PostgreSQL's ``english_stem`` dictionary, so "caches", "cached" and "cache" mark each
-other as they match each other in PostgreSQL. No Django in here: plain functions over
-strings, tested on their own (``tests/questions/test_snippets.py``).
+other as they match each other in PostgreSQL. A word is letters and digits: "kv_cache"
+is two words, as both engines' parsers read it. SQLite's FTS5 stems with the original
+Porter algorithm, so there a few words that match ("general" for "generate") are left
+unmarked. No Django in here: plain functions over strings, tested on their own
+(``tests/questions/test_snippets.py``).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import heapq
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import Stemmer
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+")  # letters and digits; "_" separates, as in the engines
 _STEMMER = Stemmer.Stemmer("english")
-SCAN_CHARS = 50_000  # a text longer than this is searched for its words in this much only
-LEAD_TOKENS = 4  # words shown before the first marked word of the window
-MAX_WINDOWS = 64  # windows tried (one per match, in order): the richest is kept
-WORD_CHARS = 7  # a word and the space after it, on average in the content: sizes a stretch
+SCAN_CHARS = 200_000  # a text longer than this is searched for its words in this much only
+LEAD_TOKENS = 4  # words shown before the first marked word of the stretch
+MAX_FOUND = 512  # matched words read from a text (in order) to pick a stretch from
+MAX_WINDOWS = 48  # stretches tried (see ``cut``)
+MAX_WORD_CHARS = 40  # a longer word (a hash, a minified line) is quoted cut, never stemmed
+MAX_GAP_CHARS = 12  # the text between two quoted words, at most
 
 
 @functools.lru_cache(maxsize=65536)
@@ -37,65 +45,149 @@ def stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
-def stems(words: Iterable[str]) -> frozenset[str]:
-    """The stems of the query's words, as ``cut`` compares them."""
-    return frozenset(stem(w.lower()) for w in words if w)
+@dataclass(frozen=True)
+class Query:
+    """What a snippet marks: the stems of the query's words, and the first letters a text
+    word must start with to be worth stemming (``heads``)."""
+
+    stems: frozenset[str]
+    heads: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.stems)
+
+
+def query(words: Iterable[str]) -> Query:
+    """The query's words as ``cut`` looks for them. A stem keeps the start of its word
+    except where Snowball turns a final "y" into "i" or a word is on its exception list
+    ("fly" and "flies" stem to "fli", "dying" to "die", "skies" to "sky"), so the heads
+    are the first three letters of each word as typed *and* of its stem: every form that
+    shares a stem with a query word starts with one of them, with each "i" also read as "y"
+    ("tries" finds "try")."""
+    typed = [part.lower() for w in words for part in _WORD.findall(w or "")]
+    stemmed = {stem(w) for w in typed}
+    heads = set()
+    for head in {w[:3] for w in typed} | {s[:3] for s in stemmed if s}:
+        heads |= _spellings(head)
+    for s in stemmed:  # Snowball's exceptions: "dying", "lying", "tying"
+        if len(s) == 3 and s.endswith("ie"):
+            heads.add(s[0] + "yi")
+    return Query(frozenset(stemmed), tuple(sorted(heads, key=len, reverse=True)))
+
+
+def _spellings(head: str) -> set[str]:
+    """``head`` with each "i" also as "y": "tri" also as "try" ("tries" and "try" share a
+    stem), "ani" also as "any"."""
+    out = {""}
+    for ch in head:
+        out = {o + c for o in out for c in ((ch, "y") if ch == "i" else (ch,))}
+    return out
 
 
 @functools.lru_cache(maxsize=1024)
-def _candidates(wanted: frozenset[str]) -> re.Pattern[str]:
-    """Words that may stem to a wanted stem: a stem keeps the start of its word (Snowball
-    rewrites suffixes only, "capability" to "capabl", "fly" to "fli"), so a word is a
-    candidate when it starts with the stem's first three letters, and ``stem`` decides."""
-    heads = sorted({w[:3] for w in wanted if w}, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, heads)) + r")\w*", re.IGNORECASE)
+def _candidates(heads: tuple[str, ...]) -> re.Pattern[str]:
+    # a word (no letter or digit just before it) that starts with a head
+    alternatives = "|".join(map(re.escape, heads))
+    return re.compile(r"(?<![^\W_])(?:" + alternatives + r")[^\W_]*", re.IGNORECASE)
 
 
-def cut(
-    text: str, wanted: frozenset[str], *, start: str, stop: str, tokens: int = 28
-) -> str | None:
-    """The ``tokens``-word stretch of ``text`` holding the most distinct ``wanted`` stems,
-    each matched word wrapped in ``start``/``stop``, with "…" where text was left out;
-    None when no word of the text is wanted (the caller then tries other text).
+def _key(word: str) -> str:
+    return stem(word.lower()) if len(word) <= MAX_WORD_CHARS else ""
 
-    The wanted words are found by one regular-expression scan (``_candidates``), so a long
-    answer costs a scan rather than a stem per word; only the chosen stretch is split into
-    words."""
-    if not text or not wanted:
+
+def _found(text: str, q: Query) -> Iterator[tuple[int, int, str]]:
+    """(start, end, stem) of each word of ``text`` that ``q`` wants, in order.
+
+    Candidates are found with ``str.find`` of each head in the lower-cased text (a
+    regular expression with a look-behind costs about 30 times as much on a long answer);
+    a text whose lower-casing changes its length (a few Unicode letters) takes the
+    regular expression instead."""
+    end = min(len(text), SCAN_CHARS)
+    lowered = text[:end].lower()
+    if len(lowered) != end:
+        for m in _candidates(q.heads).finditer(text, 0, end):
+            key = _key(m.group())
+            if key in q.stems:
+                yield m.start(), m.end(), key
+        return
+    per_head = [_finds(lowered, head) for head in q.heads]
+    last = -1
+    for at in heapq.merge(*per_head):
+        if at == last or (at > 0 and text[at - 1].isalnum()):
+            continue  # found by two heads, or inside a word
+        last = at
+        m = _WORD.match(text, at, end)
+        if m is not None and (key := _key(m.group())) in q.stems:
+            yield at, m.end(), key
+
+
+def _finds(lowered: str, head: str) -> Iterator[int]:
+    at = lowered.find(head)
+    while at >= 0:
+        yield at
+        at = lowered.find(head, at + 1)
+
+
+def cut(text: str, q: Query, *, start: str, stop: str, tokens: int = 28) -> str | None:
+    """The ``tokens``-word stretch of ``text`` showing the most distinct wanted words,
+    each wrapped in ``start``/``stop``, with "…" where text was left out; None when no
+    word of the text is wanted (the caller then tries other text).
+
+    One regular-expression scan finds the wanted words (``_candidates``; the first
+    ``MAX_FOUND``), so a long answer costs a scan rather than a stem per word. A stretch
+    opens ``LEAD_TOKENS`` words before the first match, and before each match that follows
+    a match of another word (a word repeated a hundred times cannot hide a rarer one after
+    it); each is scored on the distinct words it will show, and the first best is kept."""
+    if not text or not q:
         return None
-    found = [
-        (m.start(), key)
-        for m in _candidates(wanted).finditer(text, 0, min(len(text), SCAN_CHARS))
-        if (key := stem(m.group().lower())) in wanted
-    ]
+    found = list(itertools.islice(_found(text, q), MAX_FOUND))
     if not found:
         return None
-    reach = tokens * WORD_CHARS
-    anchor, best = found[0][0], 0
-    for n, (pos, _) in enumerate(found[:MAX_WINDOWS]):  # the richest stretch, first if tied
-        count = len({k for p, k in found[n : n + tokens] if p < pos + reach})
-        if count > best:
-            anchor, best = pos, count
-            if count == len(wanted):
+    starts = [s for s, _, _ in found]
+    present = len({k for _, _, k in found})
+    lead = min(LEAD_TOKENS, max(0, tokens - 1) // 2)
+    anchors = [at for i, (at, _, k) in enumerate(found) if i == 0 or found[i - 1][2] != k]
+    best: tuple[int, list[re.Match[str]]] = (-1, [])
+    for at in anchors[:MAX_WINDOWS]:
+        opens = _opening_before(text, at, lead)
+        words = list(itertools.islice(_WORD.finditer(text, opens), tokens))
+        lo, hi = bisect.bisect_left(starts, opens), bisect.bisect_left(starts, words[-1].end())
+        count = len({found[j][2] for j in range(lo, hi)})
+        if count > best[0]:
+            best = (count, words)
+            if count == present:
                 break
-    # the stretch: LEAD_TOKENS words before the anchor, then up to ``tokens`` in all
-    lead_from = max(0, anchor - LEAD_TOKENS * WORD_CHARS * 2)
-    before = list(_WORD.finditer(text, lead_from, anchor))
-    if lead_from > 0:
+    return _quote(text, best[1], set(starts), start=start, stop=stop)
+
+
+def _opening_before(text: str, at: int, lead: int) -> int:
+    """Where a stretch opens that shows ``lead`` words before the word at ``at``."""
+    if lead == 0:
+        return at
+    look_from = max(0, at - lead * (MAX_WORD_CHARS + MAX_GAP_CHARS))
+    before = list(_WORD.finditer(text, look_from, at))
+    if look_from > 0:
         before = before[1:]  # the first may be the tail of a word
-    if len(before) >= LEAD_TOKENS:
-        first = before[-LEAD_TOKENS].start()
-    elif lead_from == 0:
-        first = 0
-    else:
-        first = before[0].start() if before else anchor
-    words = list(itertools.islice(_WORD.finditer(text, first), tokens))
-    out: list[str] = ["…"] if _WORD.search(text, 0, first) else []
+    if len(before) >= lead:
+        return before[-lead].start()
+    if look_from == 0:
+        return 0
+    return before[0].start() if before else at
+
+
+def _quote(
+    text: str, words: list[re.Match[str]], marked: set[int], *, start: str, stop: str
+) -> str:
+    """``words`` (consecutive words of ``text``) as quoted text, each word starting at a
+    position in ``marked`` wrapped in ``start``/``stop``."""
+    out: list[str] = ["…"] if _WORD.search(text, 0, words[0].start()) else []
     pos = words[0].start()
     for m in words:
-        out.append(text[pos : m.start()])
+        gap = text[pos : m.start()]
+        out.append(gap if len(gap) <= MAX_GAP_CHARS else gap[:MAX_GAP_CHARS] + " ")
         word = m.group()
-        out.append(f"{start}{word}{stop}" if stem(word.lower()) in wanted else word)
+        shown = word if len(word) <= MAX_WORD_CHARS else word[:MAX_WORD_CHARS] + "…"
+        out.append(f"{start}{shown}{stop}" if m.start() in marked else shown)
         pos = m.end()
     if _WORD.search(text, pos):
         out.append(" …")
@@ -105,16 +197,18 @@ def cut(
 def opening(text: str, *, tokens: int = 28) -> str:
     """The first ``tokens`` words of ``text``, unmarked: the snippet of a hit whose words
     are only in its title (which the hit shows anyway) or in text the viewer may not read."""
-    spans = [m.span() for m in itertools.islice(_WORD.finditer(text or ""), tokens + 1)]
-    if len(spans) <= tokens:
-        return text or ""
-    return text[: spans[tokens - 1][1]] + " …"
+    text = text or ""
+    if not _WORD.search(text):
+        return text[: MAX_WORD_CHARS * 2]
+    return _quote(
+        text, list(itertools.islice(_WORD.finditer(text), tokens)), set(), start="", stop=""
+    )
 
 
 def snippet(
     public: str,
     guarded: str | None,
-    wanted: frozenset[str],
+    q: Query,
     *,
     start: str,
     stop: str,
@@ -124,7 +218,7 @@ def snippet(
     guarded text when the caller passes it (only for a viewer who may read it) and it holds
     one, else the opening of the public text. Guarded text is never quoted unless given."""
     for text in (public, guarded):
-        found = cut(text or "", wanted, start=start, stop=stop, tokens=tokens)
+        found = cut(text or "", q, start=start, stop=stop, tokens=tokens)
         if found is not None:
             return found
     return opening(public, tokens=tokens)

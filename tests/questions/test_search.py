@@ -119,6 +119,31 @@ def test_locked_question_is_still_found_by_its_public_text_with_a_public_snippet
     assert "zymurgic" not in str(hit.snippet) and "quokka" not in str(hit.snippet)
 
 
+@pytest.mark.parametrize("viewer", ["anonymous", "free_user"])
+def test_a_locked_hit_found_by_its_title_never_quotes_its_answer(request, viewer, premium_user):
+    """The case a snippet could leak through: a locked question found by its title, whose
+    summary and body lack the word and whose answer holds it. The answer is not even read
+    from the index for a viewer who may not read it; a premium reader gets it quoted."""
+    question = QuestionFactory(
+        title="Why does the okapinator stall?",
+        summary="Separates one thing from another.",
+        body="The interviewer asks a question.",
+        answer="The okapinator stalls because the quagga buffer is full.",
+        access="premium",
+    )
+    user = request.getfixturevalue(viewer)
+    [hit] = search("okapinator", user=user)
+    assert hit.object_id == question.pk and not hit.guarded_searched
+    assert "quagga" not in str(hit.snippet) and "okapinator" not in str(hit.snippet)
+    levels = tuple(sorted(policy.readable_levels(user)))
+    plan = site_search._plan(["okapinator"], site_search.vocabulary())
+    rows = site_search._matches(plan, levels, SearchFilters())
+    texts = site_search._texts(rows, plan, levels)
+    assert texts[("question", question.pk)][1] is None
+    [hit] = search("okapinator", user=premium_user)
+    assert "<mark>okapinator</mark> stalls because the quagga" in str(hit.snippet)
+
+
 def test_account_answer_needs_a_free_account(content, anonymous, free_user):
     url = content["account"].get_absolute_url()
     assert url not in urls(search(ACCOUNT_PHRASE, user=anonymous))

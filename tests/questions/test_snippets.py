@@ -1,12 +1,14 @@
 """Search snippets cut in Python (``questions.snippets``): plain functions, no database."""
 
+import pytest
+
 from questions import snippets
 
 S, E = "[", "]"
 
 
 def cut(text: str, *words: str, tokens: int = 28) -> str | None:
-    return snippets.cut(text, snippets.stems(words), start=S, stop=E, tokens=tokens)
+    return snippets.cut(text, snippets.query(words), start=S, stop=E, tokens=tokens)
 
 
 def test_every_form_of_a_query_word_is_marked_by_its_stem():
@@ -14,29 +16,67 @@ def test_every_form_of_a_query_word_is_marked_by_its_stem():
     assert out == "[Caches] grow, the [cache] is [cached], and a [KV]-[cache] spills"
 
 
-def test_words_whose_stem_is_not_a_prefix_of_them_are_still_found():
-    # Snowball rewrites suffixes: "capability" stems to "capabl", "flies" to "fli"
-    assert cut("The capabilities of flies.", "capability", "fly") == (
-        "The [capabilities] of [flies]"
-    )
+@pytest.mark.parametrize(
+    "text, word, marked",
+    [
+        ("The capabilities of flies.", "capability", "capabilities"),
+        ("To fly again.", "fly", "fly"),  # "fly" stems to "fli": not a prefix of the word
+        ("Three flies.", "fly", "flies"),
+        ("We try it.", "tries", "try"),
+        ("Any batch will do.", "any", "Any"),
+        ("The process is dying slowly.", "dying", "dying"),  # "dying" stems to "die"
+        ("Clear skies tonight.", "skies", "skies"),  # an exception: "skies" stems to "sky"
+        ("Lying still.", "lie", "Lying"),  # an exception: "lying" stems to "lie"
+        ("A dry run.", "dried", "dry"),
+    ],
+)
+def test_words_whose_stem_does_not_start_like_them_are_still_marked(text, word, marked):
+    out = cut(text, word)
+    assert out is not None and f"[{marked}]" in out
+
+
+def test_an_underscore_separates_words_as_the_engines_parse_them():
+    assert cut("Use a kv_cache here.", "kv") == "Use a [kv]_cache here"
+    assert cut("Set batch_size to 8.", "batch", "size") == "Set [batch]_[size] to 8"
+    assert cut("Set batch_size to 8.", "batch_size") == "Set [batch]_[size] to 8"
 
 
 def test_no_wanted_word_gives_none_so_the_caller_tries_other_text():
     assert cut("Nothing about memory here.", "cache") is None
     assert cut("", "cache") is None
-    assert snippets.cut("text", frozenset(), start=S, stop=E) is None
+    assert cut("text", "!!!") is None  # a query of no words wants nothing
 
 
 def test_a_word_deep_in_a_long_text_is_quoted_with_a_few_words_before_it():
     text = "Filler words that say nothing. " * 400 + "The wombatine estimate is 7 ms. " + "x " * 50
     out = cut(text, "wombatine", tokens=8)
-    assert out == "…that say nothing. The [wombatine] estimate is 7 …"
+    assert out == "…say nothing. The [wombatine] estimate is 7 ms …"  # 3 words lead in
 
 
-def test_the_stretch_holding_the_most_distinct_words_wins_over_the_first_match():
+def test_a_word_a_hundred_thousand_characters_in_is_still_found():
+    text = "filler " * 20_000 + "the wombatine"
+    assert len(text) > 100_000
+    assert cut(text, "wombatine", tokens=8) == "…filler filler the [wombatine]"
+
+
+def test_the_stretch_showing_the_most_distinct_words_wins_over_the_first_match():
     text = "cache " + "filler " * 60 + "the kv cache itself " + "filler " * 60
     out = cut(text, "kv", "cache", tokens=10)
     assert out is not None and "[kv] [cache]" in out and out.startswith("…")
+
+
+def test_a_stretch_is_scored_on_the_words_it_shows_not_on_those_just_past_its_end():
+    """A "cache" with "kv" 26 words later is one word in a 28-word stretch (4 words lead
+    in): the later stretch holding both words side by side must win."""
+    text = "word " * 100 + "cache " + "fill " * 25 + "kv " + "word " * 100 + "the kv cache here"
+    out = cut(text, "kv", "cache")
+    assert out is not None and "[kv] [cache]" in out
+
+
+def test_a_stretch_with_every_word_after_many_matches_of_one_word_is_found():
+    text = "cache " * 100 + "filler " * 40 + "the kv cache here"
+    out = cut(text, "kv", "cache")
+    assert out is not None and "[kv] [cache]" in out
 
 
 def test_a_stretch_at_the_start_has_no_leading_ellipsis_and_one_that_stops_early_has_a_trailing_one():
@@ -44,11 +84,22 @@ def test_a_stretch_at_the_start_has_no_leading_ellipsis_and_one_that_stops_early
     assert out == "[KV] cache sizing comes …"
 
 
+def test_a_very_short_stretch_still_shows_the_matched_word():
+    out = cut("ab cd ef gh ij kl cache", "cache", tokens=3)
+    assert out is not None and "[cache]" in out
+
+
+def test_a_long_unbroken_token_is_quoted_cut_not_whole():
+    out = cut("cache " + "x" * 200_000 + " end", "cache")
+    assert out is not None and out.startswith("[cache] ") and len(out) < 200
+    assert len(snippets.opening("y" * 200_000)) < 200
+
+
 def test_the_snippet_prefers_public_text_then_guarded_text_only_when_given_then_the_opening():
-    wanted = snippets.stems(["zymurgic"])
+    q = snippets.query(["zymurgic"])
 
     def snip(public: str, guarded: str | None) -> str:
-        return snippets.snippet(public, guarded, wanted, start=S, stop=E, tokens=5)
+        return snippets.snippet(public, guarded, q, start=S, stop=E, tokens=5)
 
     assert snip("A zymurgic summary.", "zymurgic answer") == "A [zymurgic] summary"
     assert snip("A plain summary of the question.", "The zymurgic answer.") == (
@@ -59,5 +110,12 @@ def test_the_snippet_prefers_public_text_then_guarded_text_only_when_given_then_
 
 
 def test_the_opening_of_a_short_text_is_the_whole_text():
-    assert snippets.opening("Short text.", tokens=5) == "Short text."
+    assert snippets.opening("Short text.", tokens=5) == "Short text"
     assert snippets.opening("", tokens=5) == ""
+    assert snippets.opening("---", tokens=5) == "---"
+
+
+def test_a_text_whose_lower_case_changes_length_is_still_marked_in_place():
+    # "İ" lower-cases to two code points: positions in the lowered text would drift
+    assert cut("İstanbul has a KV cache.", "cache") == "İstanbul has a KV [cache]"
+    assert cut("An İİİ KV cache.", "kv", "cache") == "An İİİ [KV] [cache]"
