@@ -23,13 +23,14 @@ import functools
 import heapq
 import itertools
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import Stemmer
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits; "_" separates, as in the engines
-_STEMMER = Stemmer.Stemmer("english")
+_LOCAL = threading.local()  # PyStemmer's stemmers are not thread-safe: one per thread
 SCAN_CHARS = 200_000  # a text longer than this is searched for its words in this much only
 LEAD_TOKENS = 4  # words shown before the first marked word of the stretch
 MAX_FOUND = 512  # matched words read from a text (in order) to pick a stretch from
@@ -42,7 +43,16 @@ MAX_GAP_CHARS = 12  # the text between two quoted words, at most
 def stem(word: str) -> str:
     """The Snowball English stem of a lower-cased word (the vocabulary is bounded, so the
     cache settles to a dictionary look-up)."""
-    return str(_STEMMER.stemWord(word))
+    return str(_stemmer().stemWord(word))
+
+
+def _stemmer() -> Stemmer.Stemmer:
+    """This thread's English stemmer (PyStemmer documents its ``Stemmer`` objects as not
+    safe to share between threads; a threaded server calls ``stem`` from many)."""
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _LOCAL.stemmer = Stemmer.Stemmer("english")
+    return stemmer
 
 
 @dataclass(frozen=True)

@@ -119,3 +119,26 @@ def test_a_text_whose_lower_case_changes_length_is_still_marked_in_place():
     # "İ" lower-cases to two code points: positions in the lowered text would drift
     assert cut("İstanbul has a KV cache.", "cache") == "İstanbul has a KV [cache]"
     assert cut("An İİİ KV cache.", "kv", "cache") == "An İİİ [KV] [cache]"
+
+
+def test_each_thread_stems_with_its_own_stemmer():
+    """PyStemmer's stemmer objects are not thread-safe, and a threaded server stems from
+    many threads at once: each thread gets its own, and they agree."""
+    import threading
+
+    seen: dict[str, object] = {}
+
+    kept: dict[str, bool] = {}
+
+    def work(name: str) -> None:
+        seen[name] = snippets._stemmer()
+        kept[name] = snippets._stemmer() is seen[name] and snippets.stem("flies") == "fli"
+
+    threads = [threading.Thread(target=work, args=(f"t{i}",)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stemmers = [*seen.values(), snippets._stemmer()]
+    assert len(stemmers) == 4 and len({id(s) for s in stemmers}) == 4
+    assert kept == {"t0": True, "t1": True, "t2": True}  # one per thread, kept, agreeing
