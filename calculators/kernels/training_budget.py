@@ -21,8 +21,18 @@ on GPU Clusters Using Megatron-LM", section 2.2): with p = ``pp`` stages and m =
 interleaved schedule with v = ``virtual_stages`` model chunks per GPU divides it by v,
 (p-1)/(v·m). The run takes the ideal time × (1 + overhead), so the fraction of the run
 each GPU idles is overhead / (1 + overhead) = (p-1)/(v·m + p-1) (``pipeline_bubble``).
-``mfu_used`` is the utilisation while a stage computes; what a run reports as its MFU
-(useful FLOPs over the whole run's peak) is ``mfu_run`` = mfu_used × (1 - bubble).
+A given ``mfu`` is the utilisation while a stage computes (``mfu_used``); what a run
+reports as its MFU (useful FLOPs over the whole run's peak) is then ``mfu_run`` =
+mfu_used × (1 - bubble), and the bubble lengthens the run.
+
+``mfu`` left out is different: the default was fitted on whole runs' GPU-hours (the
+calibration rows give no ``pp``), so it is an MFU over the run with those runs' own
+pipeline bubbles already inside it (Llama 3.1 405B trained with 16 stages). Charging a
+bubble on top would count it twice: a 405B run at pp = 16 and the default 8 micro-batches
+came out at 0.35x the published run MFU. So the default is ``mfu_run``, the bubble does not
+lengthen the run, and ``mfu_used`` = mfu_run / (1 - bubble) shows what the stages must
+reach while busy; above 1 that schedule cannot deliver the default (``default_mfu_feasible``
+is false), and the page says so.
 
 Training FLOPs ≈ 6·N·D (forward 2·N·D, backward 4·N·D; Kaplan et al., 2020), which leaves
 out attention over the context and recomputation. Model state in mixed precision with
@@ -66,7 +76,8 @@ def training_budget(
 ) -> dict[str, np.ndarray]:
     """Return train_flops, gpu_hours, days, state_gb_per_gpu (and cost when a price is
     given), the mfu used while computing, the run's MFU after the pipeline bubble, the
-    bubble's overhead and idle fraction. ``dp`` defaults to gpus / (tp·pp)."""
+    bubble's overhead and idle fraction, and whether a default MFU is reachable at this
+    schedule. ``dp`` defaults to gpus / (tp·pp)."""
     # A price swept on its own must still give every output its shape.
     price = [] if gpu_cost_per_hour is None else [f64(gpu_cost_per_hour)]
     attn_in = (
@@ -75,6 +86,7 @@ def training_budget(
         else []
     )
     attention = bool(attn_in)
+    over_run = mfu is None  # the default is an MFU over the run (see the module's note)
     eff_in = by_precision(TRAINING_MFU, precision) if mfu is None else f64(mfu)
     n, d, gpu, peak, eff, stage, lora, tp_, pp_, mb, v, dp_, *rest = broadcast(
         f64(params_b) * 1e9,
@@ -102,15 +114,18 @@ def training_budget(
     cost_per_hour = rest[3:] if attention else rest
     overhead = (pp_ - 1) / (v * mb)  # Megatron-LM's bubble time fraction, (p-1)/(v·m)
     bubble = overhead / (1.0 + overhead)  # = (p-1)/(v·m + p-1) of the run idles
-    seconds = flops / (gpu * peak * 1e12 * eff) * (1.0 + overhead)
+    run_mfu = eff if over_run else eff / (1.0 + overhead)  # = eff × (1 − bubble)
+    busy_mfu = eff * (1.0 + overhead) if over_run else eff
+    seconds = flops / (gpu * peak * 1e12 * run_mfu)
     gpu_hours = gpu * seconds / 3600
     shard = ranks.astype(np.float64)
     weights = WEIGHT_BYTES / np.where(stage >= 3, shard, 1.0)
     grads = np.where(lora, 0.0, GRAD_BYTES / np.where(stage >= 2, shard, 1.0))
     optimizer = np.where(lora, 0.0, OPTIMIZER_BYTES / np.where(stage >= 1, shard, 1.0))
     out = {
-        "mfu_used": eff,
-        "mfu_run": eff * (1.0 - bubble),
+        "mfu_used": busy_mfu,
+        "mfu_run": run_mfu,
+        "default_mfu_feasible": np.where(over_run, busy_mfu <= 1.0, True),
         "bubble_overhead": overhead,
         "pipeline_bubble": bubble,
         "train_flops": flops,

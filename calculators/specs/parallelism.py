@@ -341,17 +341,30 @@ def _training_steps(p: Point) -> list[str]:
         + (", LoRA computes no weight gradients" if k == 4 else "")
         + f") with N = {p.n('params_b')} × 10⁹, D = {p.n('tokens_b')} × 10⁹: "
         f"{p.f('train_flops')}",
-        f"cluster rate while computing = gpus × peak × mfu = {p.n('gpus')} × "
-        f"{p.f('peak_tflops')} × {p.n('mfu_used')}",
         f"bubble overhead (Megatron-LM, 1F1B) = (pp − 1) / (virtual stages × micro-batches) "
         f"= ({p.n('pp')} − 1) / ({p.n('virtual_stages')} × {p.n('microbatches')}) = "
         f"{p.n('bubble_overhead', 3)}; idle share of the run = overhead / (1 + overhead) = "
         f"{p.f('pipeline_bubble', 3)}",
-        f"days = train_flops / cluster rate × (1 + overhead) / 86400 = {p.f('days')}",
-        f"MFU over the run = mfu × (1 − idle share) = {p.n('mfu_used')} × (1 − "
-        f"{p.n('pipeline_bubble', 3)}) = {p.n('mfu_run', 3)}",
-        f"gpu_hours = gpus × days × 24 = {p.f('gpu_hours')}",
     ]
+    if p.has("mfu"):
+        lines += [
+            f"cluster rate while computing = gpus × peak × mfu = {p.n('gpus')} × "
+            f"{p.f('peak_tflops')} × {p.n('mfu_used')}",
+            f"days = train_flops / cluster rate × (1 + overhead) / 86400 = {p.f('days')}",
+            f"MFU over the run = mfu × (1 − idle share) = {p.n('mfu_used')} × (1 − "
+            f"{p.n('pipeline_bubble', 3)}) = {p.n('mfu_run', 3)}",
+        ]
+    else:
+        lines += [
+            f"MFU over the run = the default for {p.v('precision').upper()}, fitted on "
+            f"published runs' GPU-hours, their pipeline bubbles included: {p.n('mfu_run')}",
+            f"days = train_flops / (gpus × peak × MFU over the run) / 86400 = "
+            f"{p.f('train_flops', 3)} / ({p.n('gpus')} × {p.f('peak_tflops')} × "
+            f"{p.n('mfu_run')}) / 86400 = {p.f('days')}",
+            f"MFU while computing = MFU over the run / (1 − idle share) = {p.n('mfu_run')} / "
+            f"(1 − {p.n('pipeline_bubble', 3)}) = {p.n('mfu_used', 3)}",
+        ]
+    lines.append(f"gpu_hours = gpus × days × 24 = {p.f('gpu_hours')}")
     if p.has("cost"):
         lines.append(
             f"cost = gpu_hours × gpu_cost_per_hour = {p.n('gpu_hours')} × "
@@ -367,12 +380,23 @@ def _training_steps(p: Point) -> list[str]:
 
 
 def _training_texts(p: Point) -> tuple[list[str], list[str]]:
+    rate = (
+        f"{p.f('mfu_used', 3)} MFU while computing ({p.n('mfu_run', 3)} over the run, "
+        "pipeline bubble included)"
+        if p.has("mfu")
+        else f"the default {p.n('mfu_run', 3)} MFU over the run ({p.n('mfu_used', 3)} while "
+        "computing at this schedule)"
+    )
     est = [
-        f"{p.f('train_flops', 3)} at {p.f('mfu_used', 3)} MFU while computing "
-        f"({p.n('mfu_run', 3)} over the run, pipeline bubble included) on {p.n('gpus')} GPUs "
-        f"take {p.f('days', 3)}.",
+        f"{p.f('train_flops', 3)} at {rate} on {p.n('gpus')} GPUs take {p.f('days', 3)}.",
         f"Model state is {p.f('state_gb_per_gpu', 3)} per GPU before activations.",
     ]
+    if not p.v("default_mfu_feasible"):
+        est.append(
+            f"At this schedule the default MFU over the run would need {p.n('mfu_used', 3)} "
+            "while computing, above 100%: its bubble is larger than the published runs' "
+            "the default rests on. Give more micro-batches or virtual stages, or a measured mfu."
+        )
     need = [
         "MFU is measured, not assumed: 35-50% is typical for large dense models in BF16.",
         "Activations, fragmentation and communication buffers add memory this leaves out; "
@@ -412,8 +436,9 @@ TRAINING_BUDGET = CalculatorSpec(
             max=1,
             required=False,
             help="While the stages compute (the pipeline bubble is charged on top). Empty: "
-            "the default fitted per precision on published runs (BF16 0.40, FP8 0.19 of the "
-            "FP8 peak). A published run's MFU already includes its bubble.",
+            "the default fitted per precision on published runs' GPU-hours (BF16 0.40, FP8 "
+            "0.19 of the FP8 peak), an MFU over the run with their bubbles inside it, so no "
+            "bubble is charged on top. A published run's MFU already includes its bubble.",
         ),
         Input("method", "Method", kind=CHOICE, choices=METHODS, default="full"),
         Input("tp", "Tensor-parallel size", "", default=1, min=1, max=1024, kind=INTEGER),
@@ -470,6 +495,7 @@ TRAINING_BUDGET = CalculatorSpec(
         Output("mfu_run", "MFU over the run (after the pipeline bubble)", "fraction"),
         Output("bubble_overhead", "Pipeline bubble overhead, (pp − 1)/(v·m)", kind="pct"),
         Output("pipeline_bubble", "Pipeline bubble, share of the run idle", kind="pct"),
+        Output("default_mfu_feasible", "Default MFU reachable at this schedule", kind="boolean"),
         Output("train_flops", "Training FLOPs", "FLOP"),
         Output("days", "Days", "days"),
         Output("gpu_hours", "GPU-hours", "GPU·h"),
