@@ -252,8 +252,25 @@ GPUS: dict[str, GpuPreset] = {
             GH200_SHEET,
             sparse_headline=True,
             mig=True,
-            note="The 144 GB HBM3e version has 4.9 TB/s; the Grace CPU's LPDDR5X is not "
-            "counted here.",
+            note="The 144 GB HBM3e version (gh200-144gb) has 4.9 TB/s; the Grace CPU's "
+            "LPDDR5X is not counted here.",
+        ),
+        GpuPreset(
+            "gh200-144gb",
+            "NVIDIA GH200 (Hopper GPU, 144 GB HBM3e)",
+            _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
+            144,
+            4.9,
+            132,
+            GH200_SHEET,
+            sparse_headline=True,
+            memory_source="NVIDIA's MLPerf Inference v4.1 system description "
+            "(accelerator_memory_capacity 144 GB, HBM3e), https://github.com/mlcommons/"
+            "inference_results_v4.1/blob/a2f5d66d17e8f75c02fd74dfe810ecca6a046696/closed/"
+            "NVIDIA/systems/GH200-GraceHopper-Superchip_GH200-144GB_aarch64x1_TRT.json",
+            note="The HBM3e GH200 MLPerf and most clouds list; announced in 2023 as 141 GB at "
+            "5 TB/s, shipped as 144 GB at 4.9 TB/s. MIG profiles for this part are not "
+            "listed here. The Grace CPU's LPDDR5X is not counted.",
         ),
         GpuPreset(
             "a100-40gb",
@@ -547,6 +564,7 @@ INTERCONNECT: dict[str, tuple[float | None, int | None, int | None, float | None
     "a100-pcie-40gb": (300, 2, None, None, f"{A100_SHEET} (NVLink bridge 600 GB/s both ways)"),
     "a100-pcie-80gb": (300, 2, None, None, f"{A100_SHEET} (NVLink bridge 600 GB/s both ways)"),
     "gh200": (450, 1, 1, 400, f"{GH200_SHEET} (NVLink 900 GB/s both ways)"),
+    "gh200-144gb": (450, 1, 1, 400, f"{GH200_SHEET} (NVLink 900 GB/s both ways)"),
     "b200": (900, 8, 8, 400, f"{HGX_SHEET} (NVLink 5, 1.8 TB/s both ways)"),
     "b300": (900, 8, 8, 800, f"{HGX_SHEET} (NVLink 5; ConnectX-8 800 Gb/s)"),
     "gb200": (900, 72, 4, 400, f"{GB200_SHEET} (NVLink 5 across the rack)"),

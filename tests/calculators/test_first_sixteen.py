@@ -305,6 +305,7 @@ def test_every_preset_names_a_source_and_only_known_precisions():
         "h100-nvl",
         "h20",
         "gh200",
+        "gh200-144gb",
         "b300",
         "gb200",
         "gb300",
@@ -620,3 +621,13 @@ def test_decode_moe_crossing_counts_the_kv_read():
     at = decode_bound(batch_size=b, **kwargs)
     assert at["compute_ms_per_step"] == approx(float(at["memory_ms_per_step"]), rel=1e-6)
     assert b > float(decode_bound(**{**kwargs, "kv_gb_per_seq": 0.0})["compute_bound_batch"])
+
+
+def test_the_hbm3e_gh200_is_the_144_gb_part_mlperf_measured():
+    # NVIDIA's MLPerf v4.1 system description: 144 GB HBM3e; the GH200 page: 4.9 TB/s.
+    hbm3e, hbm3 = presets.GPUS["gh200-144gb"], presets.GPUS["gh200"]
+    assert (hbm3e.memory_gb, hbm3e.bandwidth_tbs) == (144, 4.9)
+    assert (hbm3.memory_gb, hbm3.bandwidth_tbs) == (96, 4.0)
+    assert hbm3e.peaks == hbm3.peaks and hbm3e.sms == hbm3.sms == 132
+    assert "inference_results_v4.1" in hbm3e.memory_source
+    assert not hbm3e.mig  # no MIG profile table for this part
