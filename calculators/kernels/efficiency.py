@@ -34,6 +34,8 @@ sampling and the scheduler. A user who has measured their own engine should over
 - Training MFU: BF16 0.40 (Llama 2 7B and 70B on A100, Llama 3.1 405B on H100: 0.86-
   1.07x); FP8 0.19 of the FP8 peak (DeepSeek-V3 on H800, the one FP8 row: FP8 GEMMs
   with BF16 attention and communication overlap reach under half the doubled peak).
+  Fitted on whole runs' GPU-hours, these are MFUs over the run, the runs' own pipeline
+  bubbles inside them (``training_budget`` charges no bubble on top of a default).
 """
 
 from __future__ import annotations
