@@ -26,7 +26,10 @@ The model, step by step (each line is one line of code below):
   otherwise; MLA models the attention precision.
 - max_concurrency: a paged KV cache (vLLM's PagedAttention, SOSP 2023) takes blocks as a
   sequence grows, so a request holds prompt + output/2 tokens over its life on average;
-  the pool admits capacity / (prompt + output/2) requests.
+  the pool admits capacity / (prompt + output/2) requests. ``admission`` = ``reserved``
+  models TensorRT-LLM's default capacity scheduler (GUARANTEED_NO_EVICT: a request is
+  admitted only with its prompt + whole output set aside, so none is ever paused):
+  capacity / (prompt + output).
 - Decode step (ITL): every step reads all resident weights (at serving batch sizes an MoE
   step touches nearly every expert; at batch 1 this overstates MoE reads) and each
   request's KV at the mean decode context prompt + output/2, over tp GPUs' bandwidth;
@@ -123,6 +126,12 @@ KV_AUTO = {
 }
 KV_PRECISIONS = ("auto", *PRECISIONS)
 OVERLAPS = ("none", "two_batch")
+# How the KV pool admits requests. paged: vLLM and SGLang admit on the tokens a request
+# holds and preempt when the pool runs out, so over its life a request takes its prompt
+# plus half its output on average. reserved: TensorRT-LLM's default capacity scheduler
+# (GUARANTEED_NO_EVICT) admits a request only when its prompt plus its whole output fits,
+# so that no started request is ever paused.
+ADMISSIONS = ("paged", "reserved")
 A2A_BACKENDS = ("deepep", "nccl")
 # DeepEP's low-latency dispatch sends FP8 activations with one FP32 scale per 128
 # channels (1 + 4/128 bytes per element); combine returns BF16 (2 bytes).
@@ -238,6 +247,7 @@ def serving_estimate(
     gpus_per_node: ArrayLike = 8,
     nic_gbps: ArrayLike = 400.0,
     a2a_latency_us: ArrayLike = 5.0,
+    admission: ArrayLike = "paged",
 ) -> dict[str, np.ndarray]:
     """Return the memory plan (weights_gb_per_gpu, kv_bytes_per_token, kv_pool_gb,
     kv_capacity_tokens, max_concurrency, fits, fit_note), the latencies (prefill_ms,
@@ -332,8 +342,12 @@ def serving_estimate(
     # Paged KV (vLLM's PagedAttention, SOSP 2023): blocks are taken as a sequence grows,
     # so over its life a request holds prompt + output/2 tokens on average, not its whole
     # prompt + output reserved up front; the pool admits capacity / that many requests.
+    # Under reserved admission (TensorRT-LLM's GUARANTEED_NO_EVICT) each request is admitted
+    # with its prompt + whole output set aside; the KV a step reads is still what the
+    # requests hold.
     resident_tokens = n_in + n_out / 2.0
-    max_concurrency = np.floor(kv_capacity_tokens / resident_tokens)
+    admitted_tokens = np.where(np.asarray(admission) == "reserved", n_in + n_out, resident_tokens)
+    max_concurrency = np.floor(kv_capacity_tokens / admitted_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
     kv_fits = conc <= max_concurrency  # one comparison serves fits and the note
     all_weights_fit = bool(np.all(weights_fit))

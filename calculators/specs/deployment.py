@@ -11,6 +11,7 @@ from calculators.kernels.prefill import MASKS
 from calculators.kernels.prefill import prefill as prefill_kernel
 from calculators.kernels.serving_estimate import (
     A2A_BACKENDS,
+    ADMISSIONS,
     KV_PRECISIONS,
     OVERLAPS,
     PRECISION_BYTES,
@@ -378,10 +379,17 @@ def _serving_steps(p: Point) -> list[str]:
             if p.has("kv_copies") and p.v("kv_copies") != 1
             else f"kv_capacity_tokens = KV pool / kv_bytes_per_token = {p.n('kv_capacity_tokens')}"
         ),
-        f"max_concurrency = ⌊capacity / (prompt + output/2)⌋ (paged KV, vLLM's "
-        "PagedAttention: a request holds its prompt plus on average half its output over its "
-        f"life, not the whole sequence reserved) = ⌊{p.n('kv_capacity_tokens')} / "
-        f"({p.n('prompt_tokens')} + {p.n('output_tokens')}/2)⌋ = {p.n('max_concurrency')}",
+        (
+            f"max_concurrency = ⌊capacity / (prompt + output)⌋ (reserved admission, "
+            "TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted with its whole "
+            f"sequence set aside) = ⌊{p.n('kv_capacity_tokens')} / ({p.n('prompt_tokens')} + "
+            f"{p.n('output_tokens')})⌋ = {p.n('max_concurrency')}"
+            if p.has("admission") and p.v("admission") == "reserved"
+            else f"max_concurrency = ⌊capacity / (prompt + output/2)⌋ (paged KV, vLLM's "
+            "PagedAttention: a request holds its prompt plus on average half its output over "
+            f"its life, not the whole sequence reserved) = ⌊{p.n('kv_capacity_tokens')} / "
+            f"({p.n('prompt_tokens')} + {p.n('output_tokens')}/2)⌋ = {p.n('max_concurrency')}"
+        ),
         f"decode memory time = (weights + concurrency × (prompt + output/2) × kv_bytes × "
         f"copies) / "
         f"(tp × bandwidth × efficiency) = {p.f('memory_ms')}",
@@ -730,6 +738,17 @@ SERVING_ESTIMATE = CalculatorSpec(
             "--enable-two-batch-overlap, vLLM's --enable-dbo); a step takes max(compute, "
             "all-to-all), an upper bound on the gain. none (the engines' default): they "
             "add.",
+        ),
+        Input(
+            "admission",
+            "KV admission",
+            kind=CHOICE,
+            choices=ADMISSIONS,
+            default="paged",
+            help="paged (vLLM, SGLang): a request is admitted on the KV it holds, on average "
+            "prompt + output/2 over its life, and preempted if the pool runs out. reserved "
+            "(TensorRT-LLM's default GUARANTEED_NO_EVICT): admitted only with prompt + whole "
+            "output set aside, so fewer requests fit. Sets max_concurrency only.",
         ),
         Input(
             "a2a_backend",
