@@ -117,18 +117,28 @@ LEAVES_OUT = {
         "all-to-alls (decode within band without two-batch overlap). Two-batch overlap is "
         "modelled as published, max(compute, all-to-all), which overstates its measured "
         "gain (those rows 1.55-1.67x): SMs held by communication kernels and expert load "
-        "imbalance are not inputs, and every layer is counted as an MoE layer."
+        "imbalance are not inputs, and every layer is counted as an MoE layer. Against "
+        "published results it was not fitted on, decode-heavy runs at large batch (long "
+        "outputs, hundreds to thousands of sequences, DeepSeek-R1 with expert parallelism) "
+        "measured 1.8-3.4x below the estimate: read its throughput there as an upper bound. "
+        "TensorRT-LLM reserves each request's whole sequence by default: set admission to "
+        "reserved for it."
     ),
     "training_budget": (
         "Failures and restarts, long-context and annealing stages, recomputation, and "
-        "how MFU falls for small models on large clusters (the Llama 3.1 8B and 70B rows)."
+        "how MFU falls for small models on large clusters (the Llama 3.1 8B and 70B rows; "
+        "SmolLM3 3B on 384 GPUs came out 0.64x), and MoE training, whose all-to-alls and "
+        "small expert GEMMs the default MFU does not see (DeepSeek-V2 came out 0.51x)."
     ),
     "collective_time": (
         "Message sizes too small to reach the protocol's bandwidth (NCCL's LL and LL128 "
         "protocols and its per-size tree corrections), the two-node tree and NVLS-tree "
         "shortcuts that put busbw above the network's rate, SHARP in the switches, and "
         "contention with other traffic. The algorithm is chosen as NCCL's tuner does, from "
-        "this model's own times. No published all-to-all row is in the set yet."
+        "this model's own times. No published all-to-all row is in the set yet. Four "
+        "nodes of H100 over RoCE measured half the bus bandwidth this gives (NCCL issue "
+        "1031), which the model, whose ring bandwidth does not fall with node count, "
+        "cannot show."
     ),
     "prefill": (
         "No published row in the set yet: serving_estimate's prefill_ms rows (TTFT at "
