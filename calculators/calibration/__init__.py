@@ -118,11 +118,12 @@ LEAVES_OUT = {
         "modelled as published, max(compute, all-to-all), which overstates its measured "
         "gain (those rows 1.55-1.67x): SMs held by communication kernels and expert load "
         "imbalance are not inputs, and every layer is counted as an MoE layer. Against "
-        "published results it was not fitted on, decode-heavy runs at large batch (long "
-        "outputs, hundreds to thousands of sequences, DeepSeek-R1 with expert parallelism) "
-        "measured 1.8-3.4x below the estimate: read its throughput there as an upper bound. "
-        "TensorRT-LLM reserves each request's whole sequence by default: set admission to "
-        "reserved for it."
+        "published results it was not fitted on, runs with long outputs or many sequences "
+        "in flight (Llama 2 70B at 2,048-4,096 output tokens, DeepSeek-R1 with expert "
+        "parallelism, Mixtral at FP4) measured 1.8-3.4x below the estimate: read its "
+        "throughput there as an upper bound. Separately, TensorRT-LLM admits a request only "
+        "with its whole sequence set aside: admission = reserved gives its max_concurrency "
+        "(the speed of a step is the same either way)."
     ),
     "training_budget": (
         "Failures and restarts, long-context and annealing stages, recomputation, and "

@@ -346,7 +346,10 @@ def serving_estimate(
     # with its prompt + whole output set aside; the KV a step reads is still what the
     # requests hold.
     resident_tokens = n_in + n_out / 2.0
-    admitted_tokens = np.where(np.asarray(admission) == "reserved", n_in + n_out, resident_tokens)
+    admission_ = np.asarray(admission, dtype=str)
+    if not np.isin(admission_, ADMISSIONS).all():
+        raise ValueError(f"admission must be one of {', '.join(ADMISSIONS)}")
+    admitted_tokens = np.where(admission_ == "reserved", n_in + n_out, resident_tokens)
     max_concurrency = np.floor(kv_capacity_tokens / admitted_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
     kv_fits = conc <= max_concurrency  # one comparison serves fits and the note

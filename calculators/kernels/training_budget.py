@@ -125,7 +125,6 @@ def training_budget(
     out = {
         "mfu_used": busy_mfu,
         "mfu_run": run_mfu,
-        "default_mfu_feasible": np.where(over_run, busy_mfu <= 1.0, True),
         "bubble_overhead": overhead,
         "pipeline_bubble": bubble,
         "train_flops": flops,
@@ -134,6 +133,8 @@ def training_budget(
         "state_bytes_per_param": weights + grads + optimizer,
         "state_gb_per_gpu": n * (weights + grads + optimizer) / model_par / 1e9,
     }
+    if over_run:  # only a default can be out of reach; a given mfu is the user's figure
+        out["default_mfu_feasible"] = busy_mfu <= 1.0
     if cost_per_hour:
         out["cost"] = gpu_hours * cost_per_hour[0]
     return out

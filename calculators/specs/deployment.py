@@ -508,24 +508,40 @@ def _bytes(name: str) -> float:
 
 def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
     note = p.v("fit_note")
+    reserved = p.has("admission") and p.v("admission") == "reserved"
+    n_in, n_out = p.v("prompt_tokens"), p.v("output_tokens")
     if note == "weights do not fit":
         est = [
             f"The weights do not fit: {p.f('weights_gb_per_gpu', 3)} per GPU against "
             f"{number(p.v('device_memory_gb') * p.v('gpu_memory_utilization'), sig=3)} GB "
             "usable. Raise tp, quantise the weights, or choose a larger GPU."
         ]
+    elif note == "fits" and reserved:
+        est = [
+            f"It fits: {p.n('concurrency')} requests of {p.n('prompt_tokens')} + "
+            f"{p.n('output_tokens')} tokens, each admitted with its whole sequence set aside, "
+            f"take {number(p.v('concurrency') * (n_in + n_out))} of the "
+            f"{p.n('kv_capacity_tokens')} KV tokens (at most {p.n('max_concurrency')} at once)."
+        ]
     elif note == "fits":
         est = [
             f"It fits: {p.n('concurrency')} requests of {p.n('prompt_tokens')} + "
             f"{p.n('output_tokens')} tokens hold about "
-            f"{number(p.v('concurrency') * (p.v('prompt_tokens') + p.v('output_tokens') / 2))} "
+            f"{number(p.v('concurrency') * (n_in + n_out / 2))} "
             f"of the {p.n('kv_capacity_tokens')} KV tokens at their mean resident length, "
             f"prompt + output/2 (at most {p.n('max_concurrency')} at once)."
+        ]
+    elif reserved:
+        est = [
+            f"The weights fit but the KV cache admits only {p.n('max_concurrency')} requests "
+            f"with their whole {number(n_in + n_out)} tokens set aside, not "
+            f"{p.n('concurrency')}: the rest wait in the queue (reserved admission never "
+            "preempts). Lower the KV precision, raise tp or cap the context."
         ]
     else:
         est = [
             f"The weights fit but the KV cache holds only {p.n('max_concurrency')} requests at "
-            f"their mean resident {number(p.v('prompt_tokens') + p.v('output_tokens') / 2)} "
+            f"their mean resident {number(n_in + n_out / 2)} "
             "tokens, not "
             f"{p.n('concurrency')}: the engine would queue or preempt the rest. Lower the "
             "KV precision, raise tp or cap the context."
@@ -557,9 +573,14 @@ def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
         "Tensor-parallel all-reduces, CUDA graphs, sampling and the scheduler add to every "
         "step; benchmark the engine (vLLM's benchmark_serving, SGLang's bench_serving) at "
         "your prompt and output lengths.",
-        "Real traffic varies in length: the concurrency limit counts each request at its mean "
-        "resident length (paged KV); requests that all reach their end together would "
-        "overflow it, and the engine then preempts.",
+        (
+            "Real traffic varies in length: under reserved admission the limit sets aside "
+            "each request's stated output, so requests that stop early leave KV unused."
+            if reserved
+            else "Real traffic varies in length: the concurrency limit counts each request at "
+            "its mean resident length (paged KV); requests that all reach their end together "
+            "would overflow it, and the engine then preempts."
+        ),
     ]
     return est, need
 
@@ -748,7 +769,8 @@ SERVING_ESTIMATE = CalculatorSpec(
             help="paged (vLLM, SGLang): a request is admitted on the KV it holds, on average "
             "prompt + output/2 over its life, and preempted if the pool runs out. reserved "
             "(TensorRT-LLM's default GUARANTEED_NO_EVICT): admitted only with prompt + whole "
-            "output set aside, so fewer requests fit. Sets max_concurrency only.",
+            "output set aside, so fewer requests fit. Sets max_concurrency and fits only, "
+            "not the speed of a step.",
         ),
         Input(
             "a2a_backend",

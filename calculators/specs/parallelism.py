@@ -391,11 +391,12 @@ def _training_texts(p: Point) -> tuple[list[str], list[str]]:
         f"{p.f('train_flops', 3)} at {rate} on {p.n('gpus')} GPUs take {p.f('days', 3)}.",
         f"Model state is {p.f('state_gb_per_gpu', 3)} per GPU before activations.",
     ]
-    if not p.v("default_mfu_feasible"):
+    if p.has("default_mfu_feasible") and not p.v("default_mfu_feasible"):
         est.append(
             f"At this schedule the default MFU over the run would need {p.n('mfu_used', 3)} "
             "while computing, above 100%: its bubble is larger than the published runs' "
-            "the default rests on. Give more micro-batches or virtual stages, or a measured mfu."
+            "the default rests on, and the days above assume it is reached anyway. Give more "
+            "micro-batches or virtual stages, or a measured mfu."
         )
     need = [
         "MFU is measured, not assumed: 35-50% is typical for large dense models in BF16.",
@@ -435,10 +436,12 @@ TRAINING_BUDGET = CalculatorSpec(
             min_exclusive=True,
             max=1,
             required=False,
-            help="While the stages compute (the pipeline bubble is charged on top). Empty: "
-            "the default fitted per precision on published runs' GPU-hours (BF16 0.40, FP8 "
-            "0.19 of the FP8 peak), an MFU over the run with their bubbles inside it, so no "
-            "bubble is charged on top. A published run's MFU already includes its bubble.",
+            help="A figure given here is the MFU while the stages compute: the pipeline "
+            "bubble is charged on top. A published run's MFU already includes its bubble, so "
+            "typing one in here counts the bubble twice; leave this empty instead. Empty: the "
+            "default fitted per precision on published runs' GPU-hours (BF16 0.40, FP8 0.19 "
+            "of the FP8 peak), an MFU over the run with their bubbles inside it, so no bubble "
+            "is charged on top and the schedule changes only the MFU while computing.",
         ),
         Input("method", "Method", kind=CHOICE, choices=METHODS, default="full"),
         Input("tp", "Tensor-parallel size", "", default=1, min=1, max=1024, kind=INTEGER),

@@ -62,3 +62,30 @@ def test_the_same_through_api_page_and_cli(client, published) -> None:
         content_type="application/json",
     )
     assert bad.status_code == 400 and bad.json()["error"]["fields"]["admission"]
+
+
+def test_an_unknown_admission_is_refused_by_the_kernel() -> None:
+    with pytest.raises(ValueError, match="admission must be one of paged, reserved"):
+        serving_estimate(**SMALL, admission="evict")
+
+
+def _establishes(inputs: dict) -> str:
+    from calculators.compute import run_inline
+
+    return " ".join(run_inline("serving_estimate", inputs, "h200")["establishes"])
+
+
+@pytest.mark.django_db
+def test_the_page_says_what_reserved_admission_does_with_a_batch_that_does_not_fit() -> None:
+    over = {**INPUTS, "concurrency": 200}  # 149 fit reserved, 281 paged (2,176 vs 1,152)
+    text = _establishes(over)
+    assert "admits only 149 requests with their whole 2,176 tokens set aside" in text
+    assert "never preempts" in text and "preempt the rest" not in text
+    paged = _establishes({**over, "admission": "paged"})
+    assert "It fits: 200 requests" in paged and "mean resident length" in paged
+
+
+@pytest.mark.django_db
+def test_the_page_counts_whole_sequences_when_a_reserved_batch_fits() -> None:
+    text = _establishes(INPUTS)  # 64 requests × 2,176 tokens = 139,264
+    assert "each admitted with its whole sequence set aside, take 139,264 of the" in text

@@ -101,3 +101,15 @@ def test_a_message_goes_through_kombu_end_to_end(channel):
         message = queue.get(timeout=2)
         assert message.payload == {"run": "abc"}
         message.ack()
+
+
+def test_a_put_stopped_by_any_exception_leaves_no_partial_file(channel, monkeypatch):
+    chan, folder = channel
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt  # not an OSError: a signal arriving mid-put
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        chan._put("celery", {"body": 1})
+    assert os.listdir(folder) == []
