@@ -158,6 +158,21 @@ ADA_WHITEPAPER = (
 NVSMI = "total memory as printed by nvidia-smi"
 
 
+_GH200 = GpuPreset(
+    "gh200",
+    "NVIDIA GH200 (Hopper GPU, 96 GB HBM3)",
+    _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
+    96,
+    4.0,
+    132,
+    GH200_SHEET,
+    sparse_headline=True,
+    mig=True,
+    note="The 144 GB HBM3e version (gh200-144gb) has 4.9 TB/s; the Grace CPU's "
+    "LPDDR5X is not counted here.",
+)
+
+
 GPUS: dict[str, GpuPreset] = {
     g.slug: g
     for g in [
@@ -242,28 +257,14 @@ GPUS: dict[str, GpuPreset] = {
             unconfirmed=("peaks", "sms"),
             note="Export-market Hopper part: full HBM bandwidth, about 15% of H100's compute.",
         ),
-        GpuPreset(
-            "gh200",
-            "NVIDIA GH200 (Hopper GPU, 96 GB HBM3)",
-            _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
-            96,
-            4.0,
-            132,
-            GH200_SHEET,
-            sparse_headline=True,
-            mig=True,
-            note="The 144 GB HBM3e version (gh200-144gb) has 4.9 TB/s; the Grace CPU's "
-            "LPDDR5X is not counted here.",
-        ),
-        GpuPreset(
-            "gh200-144gb",
-            "NVIDIA GH200 (Hopper GPU, 144 GB HBM3e)",
-            _peaks(fp64=67, tf32=494.5, bf16=989, fp8=1979, int8=1979),
-            144,
-            4.9,
-            132,
-            GH200_SHEET,
-            sparse_headline=True,
+        _GH200,
+        replace(
+            _GH200,
+            slug="gh200-144gb",
+            name="NVIDIA GH200 (Hopper GPU, 144 GB HBM3e)",
+            memory_gb=144,
+            bandwidth_tbs=4.9,
+            mig=False,
             memory_source="NVIDIA's MLPerf Inference v4.1 system description "
             "(accelerator_memory_capacity 144 GB, HBM3e), https://github.com/mlcommons/"
             "inference_results_v4.1/blob/a2f5d66d17e8f75c02fd74dfe810ecca6a046696/closed/"
@@ -564,7 +565,6 @@ INTERCONNECT: dict[str, tuple[float | None, int | None, int | None, float | None
     "a100-pcie-40gb": (300, 2, None, None, f"{A100_SHEET} (NVLink bridge 600 GB/s both ways)"),
     "a100-pcie-80gb": (300, 2, None, None, f"{A100_SHEET} (NVLink bridge 600 GB/s both ways)"),
     "gh200": (450, 1, 1, 400, f"{GH200_SHEET} (NVLink 900 GB/s both ways)"),
-    "gh200-144gb": (450, 1, 1, 400, f"{GH200_SHEET} (NVLink 900 GB/s both ways)"),
     "b200": (900, 8, 8, 400, f"{HGX_SHEET} (NVLink 5, 1.8 TB/s both ways)"),
     "b300": (900, 8, 8, 800, f"{HGX_SHEET} (NVLink 5; ConnectX-8 800 Gb/s)"),
     "gb200": (900, 72, 4, 400, f"{GB200_SHEET} (NVLink 5 across the rack)"),
@@ -578,6 +578,7 @@ INTERCONNECT: dict[str, tuple[float | None, int | None, int | None, float | None
         "896 GB/s peer-to-peer both ways), https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html",
     ),
 }
+INTERCONNECT["gh200-144gb"] = INTERCONNECT["gh200"]  # the same superchip, more HBM
 #: Systems whose NVSwitch does NVLink SHARP (third-generation NVSwitch and later: HGX/DGX
 #: H100-class boards and Blackwell NVLink domains), so NCCL may run NVLS and NVLS-tree.
 #: A100's second-generation NVSwitch, NVLink bridges (PCIe, NVL cards), a lone GH200 and

@@ -346,17 +346,9 @@ def serving_estimate(
     # with its prompt + whole output set aside; the KV a step reads is still what the
     # requests hold.
     resident_tokens = n_in + n_out / 2.0
-    # A single admission (the usual case) costs a string comparison, not array work: the
-    # grid benchmark calls this kernel in well under a millisecond.
-    if isinstance(admission, str):
-        if admission not in ADMISSIONS:
-            raise ValueError(f"admission must be one of {', '.join(ADMISSIONS)}")
-        admitted_tokens = n_in + n_out if admission == "reserved" else resident_tokens
-    else:
-        admission_ = np.asarray(admission, dtype=str)
-        if not np.isin(admission_, ADMISSIONS).all():
-            raise ValueError(f"admission must be one of {', '.join(ADMISSIONS)}")
-        admitted_tokens = np.where(admission_ == "reserved", n_in + n_out, resident_tokens)
+    # Like the other choice inputs (pool, overlap, a2a_backend) the spec checks the value.
+    reserved = np.asarray(admission, dtype=str) == "reserved"
+    admitted_tokens = np.where(reserved, n_in + n_out, resident_tokens)
     max_concurrency = np.floor(kv_capacity_tokens / admitted_tokens)
     weights_fit = weights_gb_per_gpu <= usable_gb_per_gpu
     kv_fits = conc <= max_concurrency  # one comparison serves fits and the note

@@ -384,7 +384,7 @@ def _serving_steps(p: Point) -> list[str]:
             "TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted with its whole "
             f"sequence set aside) = ⌊{p.n('kv_capacity_tokens')} / ({p.n('prompt_tokens')} + "
             f"{p.n('output_tokens')})⌋ = {p.n('max_concurrency')}"
-            if p.has("admission") and p.v("admission") == "reserved"
+            if _reserved(p)
             else f"max_concurrency = ⌊capacity / (prompt + output/2)⌋ (paged KV, vLLM's "
             "PagedAttention: a request holds its prompt plus on average half its output over "
             f"its life, not the whole sequence reserved) = ⌊{p.n('kv_capacity_tokens')} / "
@@ -506,9 +506,14 @@ def _bytes(name: str) -> float:
     return PRECISION_BYTES[name]
 
 
+def _reserved(p: Point) -> bool:
+    """Whether the pool admits with whole sequences set aside (TensorRT-LLM's default)."""
+    return p.has("admission") and p.v("admission") == "reserved"
+
+
 def _serving_texts(p: Point) -> tuple[list[str], list[str]]:
     note = p.v("fit_note")
-    reserved = p.has("admission") and p.v("admission") == "reserved"
+    reserved = _reserved(p)
     n_in, n_out = p.v("prompt_tokens"), p.v("output_tokens")
     if note == "weights do not fit":
         est = [

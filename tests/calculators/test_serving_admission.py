@@ -64,11 +64,6 @@ def test_the_same_through_api_page_and_cli(client, published) -> None:
     assert bad.status_code == 400 and bad.json()["error"]["fields"]["admission"]
 
 
-def test_an_unknown_admission_is_refused_by_the_kernel() -> None:
-    with pytest.raises(ValueError, match="admission must be one of paged, reserved"):
-        serving_estimate(**SMALL, admission="evict")
-
-
 def _establishes(inputs: dict) -> str:
     from calculators.compute import run_inline
 
