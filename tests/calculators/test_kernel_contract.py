@@ -24,7 +24,7 @@ from calculators.kernels import KERNELS
 from calculators.kernels._common import f64, i64, labels_where, safe_div
 from calculators.specs import SPECS
 from calculators.validation import validate
-from tests.calculators.test_sweeps import CASES
+from tests.calculators.sweep_cases import CASES
 
 
 def kernel_arrays(slug: str, raw: dict) -> dict[str, np.ndarray]:

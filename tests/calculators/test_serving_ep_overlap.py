@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from calculators.kernels import serving_estimate
-from tests.calculators.test_moe_serving import MOE  # 100B total, 28B active, 10 experts, top-2
+from tests.calculators.moe_model import MOE  # 100B total, 28B active, 10 experts, top-2
 
 DENSE = dict(
     params_b=8, layers=32, heads=32, kv_heads=8, head_dim=128, device_memory_gb=80,

@@ -53,6 +53,42 @@ def test_a_consumer_polling_while_the_message_is_serialised_sees_nothing(channel
     assert chan._get("celery") == {"body": "run 1"}
 
 
+def test_a_consumer_polling_while_the_bytes_are_written_sees_nothing(channel, monkeypatch):
+    """Whatever order a put takes its steps in, a file it is still writing (half its bytes
+    on disk, under whatever name) is never handed to a consumer."""
+    chan, folder = channel
+    seen = []
+    real_open = open
+
+    class HalfWritten:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return self.f.__exit__(*exc)
+
+        def write(self, data):
+            half = len(data) // 2
+            self.f.write(data[:half])
+            self.f.flush()
+            seen.append((_get_or_empty(chan, "celery"), sorted(os.listdir(folder))))
+            return half + self.f.write(data[half:])
+
+    def open_while_polled(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        return HalfWritten(f) if "w" in mode else f
+
+    monkeypatch.setattr(embedded_queue, "open", open_while_polled, raising=False)
+    chan._put("celery", {"body": "y" * 10_000})
+    (polled, files) = seen[0]
+    assert polled == "empty"
+    assert files and all(name.startswith(".") for name in files)  # only a hidden partial
+    assert chan._get("celery") == {"body": "y" * 10_000}
+
+
 def test_a_consumer_polling_just_before_the_rename_sees_nothing(channel, monkeypatch):
     chan, folder = channel
     seen = []
