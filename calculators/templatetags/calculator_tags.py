@@ -19,6 +19,19 @@ from calculators.specs import SPECS
 register = template.Library()
 
 
+@register.simple_tag
+def locked_calculators(embeds: Any) -> list[dict[str, str]]:
+    """Which calculators a locked question's answer works through, once each, by name: no
+    inputs and no result, which are part of the answer
+    (``calculators/_question_embeds_locked.html``)."""
+    found: dict[str, dict[str, str]] = {}
+    for embed in embeds:
+        spec = SPECS.get(embed.calculator)
+        if spec is not None and embed.calculator not in found:
+            found[embed.calculator] = {"slug": embed.calculator, "title": spec.title}
+    return list(found.values())
+
+
 @register.inclusion_tag("calculators/_embed.html")
 def calculator_embed(embed: Any, index: int = 1) -> dict[str, Any]:
     """Run an author's embed (calculator, preset, inputs) in-process and show the result.

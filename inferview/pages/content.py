@@ -310,7 +310,8 @@ def question_detail(request: HttpRequest, track_slug: str, number: int, slug: st
         "has_practice": bool(question.practice),
         "concepts": concepts,
         "embeds": embeds,
-        "embeds_html": _embeds_html(question, embeds),
+        # the embeds' results and worked steps are part of the answer: gated with it
+        "embeds_html": _embeds_html(question, embeds) if lock is None else "",
         "meta_description": question.summary,
         # <link rel="prev"> and the "k"/"p" shortcut; "next" is up next's next in track
         "previous_question": selectors.previous_in_track(question),

@@ -215,3 +215,42 @@ def test_paywall_adds_one_query_to_a_locked_page(gated, as_tier, tier):
         and '"questions_question"."number"' not in x["sql"].split(" FROM ")[0]
     ]
     assert len(paywall) == 1, paywall
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_work_through_the_numbers_is_gated_with_the_answer(gated, as_tier, tier):
+    """A question's calculator results and worked steps are part of its answer ("Get my
+    numbers" says so): a reader who may not read the answer gets neither, in the HTML, only
+    the calculator's name and a link to it without the question's inputs. The walkthrough
+    found Q22's best draft length and Q4's whole 12.78 s answer on their locked pages."""
+    from questions.models import CalculatorEmbed
+
+    inputs = {"ttft_ms": 317, "itl_ms": 23, "output_tokens": 411}
+    for q in gated.questions:
+        CalculatorEmbed.objects.create(question=q, calculator="response_time", inputs=inputs)
+    client, _ = as_tier(tier)
+    for q in gated.questions:
+        html = client.get(q.get_absolute_url()).content.decode()
+        readable = q.access in READS[tier]
+        assert ("calc-result" in html) is readable, (tier, q.access)
+        assert ("411" in html) is readable, (tier, q.access)  # an input the steps quote
+        assert ('data-testid="embeds-locked"' in html) is (not readable)
+        if not readable:
+            locked = html.split('data-testid="embeds-locked"')[1].split("</div>")[0]
+            assert 'href="/calculators/response_time/"' in locked  # no ?inputs
+
+
+def test_an_author_previewing_a_tier_sees_the_numbers_as_that_tier_does(gated, admin_client):
+    from questions.models import CalculatorEmbed
+
+    q = next(q for q in gated.questions if q.access == "premium")
+    CalculatorEmbed.objects.create(
+        question=q,
+        calculator="response_time",
+        inputs={"ttft_ms": 317, "itl_ms": 23, "output_tokens": 411},
+    )
+    url = f"/admin/questions/question/{q.pk}/preview/"
+    free = admin_client.get(url, {"as": "free"}).content.decode()
+    assert "calc-result" not in free and 'data-testid="embeds-locked"' in free
+    staff = admin_client.get(url).content.decode()
+    assert "calc-result" in staff
