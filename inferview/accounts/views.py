@@ -89,7 +89,8 @@ def overview(request: HttpRequest) -> HttpResponse:
             "zone_form": zone_form,
             "remaining": selectors.remaining_answers(user=user),
             "price": pricing.premium_price(pricing.viewer_currency(request)),
-            "purchase_count": selectors.purchases_of(user=user).count(),
+            # the receipts page lists what took money: abandoned checkouts are not receipts
+            "receipt_count": selectors.receipts_of(user=user).count(),
             "has_second_factor": security.has_second_factor(user),
             "sessions": security.sessions_of(user=user, current_key=request.session.session_key),
         },

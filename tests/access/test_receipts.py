@@ -72,3 +72,20 @@ def test_abandoned_checkouts_are_not_receipts(client, alice_purchase):
     html = client.get("/account/receipts/").content.decode()
     assert re.findall(r'href="/account/receipts/(\d+)/"', html) == [str(alice_purchase.pk)]
     assert "Awaiting payment" not in html
+
+
+def test_the_account_page_counts_the_receipts_the_receipts_page_lists(client, alice_purchase):
+    """An abandoned checkout (pending) or an expired one is not a receipt: the account page's
+    "Receipts (N)" counts what /account/receipts/ lists, not every checkout started."""
+    for n, status in enumerate(("pending", "expired")):
+        Purchase.objects.create(
+            user=alice_purchase.user,
+            provider="local",
+            checkout_session_id=f"cs_abandoned_{n}",
+            currency="USD",
+            amount=2500,
+            status=status,
+        )
+    client.force_login(alice_purchase.user)
+    html = client.get("/account/").content.decode()
+    assert "Receipts</a> (1)" in html
