@@ -37,6 +37,28 @@ MAX_FOUND = 512  # matched words read from a text (in order) to pick a stretch f
 MAX_WINDOWS = 48  # stretches tried (see ``cut``)
 MAX_WORD_CHARS = 40  # a longer word (a hash, a minified line) is quoted cut, never stemmed
 MAX_GAP_CHARS = 12  # the text between two quoted words, at most
+REGION_SLACK = 160  # characters read past a stretch to re-quote it without Markdown
+
+# Markdown and directive syntax, which the index holds as authors wrote it: a snippet
+# quotes the words, not "[constrained decoding](/concepts/…" or "*worse*" (``plain``).
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
+_MARKUP = re.compile(
+    r"\]\([^)\s]*\)"  # the tail of a link whose text the stretch opened inside
+    r"|\{\{[^}]*(?:\}\}|$)"  # a {{calc}} directive, or its start where the region ends
+    r"|<!--.*?(?:-->|$)"  # an HTML comment (a "<!-- quoted -->" marker)
+    r"|(?<!\w)\*+(?=\w)|(?<=\w)\*+(?!\w)"  # *emphasis*, **strong** ("4*8", "a * b" stay)
+    r"|(?<!\w)_+(?=\w)|(?<=\w)_+(?!\w)"  # _emphasis_ ("kv_cache" stays)
+    r"|`+"
+    r"|^[ \t]*(?:[-+*]|\d+[.)]|#{1,6}|>)[ \t]+",  # list items, headings, quotes
+    re.MULTILINE | re.DOTALL,
+)
+_SYNTAX = re.compile(r"[\[\]*_`{<#>]|^[ \t]*(?:[-+]|\d+[.)])[ \t]", re.MULTILINE)
+
+
+def plain(text: str) -> str:
+    """``text`` without its Markdown and directive syntax: links keep their text, markers
+    and directives go, every word stays where the text had it."""
+    return _MARKUP.sub("", _LINK.sub(r"\1", text))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -167,7 +189,21 @@ def cut(text: str, q: Query, *, start: str, stop: str, tokens: int = 28) -> str 
             best = (count, words)
             if count == present:
                 break
-    return _quote(text, best[1], set(starts), start=start, stop=stop)
+    words = best[1]
+    region_end = words[-1].end() + REGION_SLACK
+    region = text[words[0].start() : region_end]
+    if not _SYNTAX.search(region):
+        return _quote(text, words, set(starts), start=start, stop=stop)
+    # Quote the stretch again from its plain text: the syntax's words (a link's address)
+    # must not take a quoted word's place, and its marks must not show.
+    clean = plain(region)
+    shown = list(itertools.islice(_WORD.finditer(clean), tokens))
+    if not shown:
+        return _quote(text, words, set(starts), start=start, stop=stop)
+    marked = {s for s, _, _ in _found(clean, q)}
+    before = bool(_WORD.search(text, 0, words[0].start()))
+    after = bool(_WORD.search(clean, shown[-1].end())) or bool(_WORD.search(text, region_end))
+    return _quote(clean, shown, marked, start=start, stop=stop, before=before, after=after)
 
 
 def _opening_before(text: str, at: int, lead: int) -> int:
@@ -186,11 +222,21 @@ def _opening_before(text: str, at: int, lead: int) -> int:
 
 
 def _quote(
-    text: str, words: list[re.Match[str]], marked: set[int], *, start: str, stop: str
+    text: str,
+    words: list[re.Match[str]],
+    marked: set[int],
+    *,
+    start: str,
+    stop: str,
+    before: bool | None = None,
+    after: bool | None = None,
 ) -> str:
     """``words`` (consecutive words of ``text``) as quoted text, each word starting at a
-    position in ``marked`` wrapped in ``start``/``stop``."""
-    out: list[str] = ["…"] if _WORD.search(text, 0, words[0].start()) else []
+    position in ``marked`` wrapped in ``start``/``stop``; "…" where ``text`` has words
+    before or after them (or where ``before``/``after`` say the text they came from has)."""
+    if before is None:
+        before = bool(_WORD.search(text, 0, words[0].start()))
+    out: list[str] = ["…"] if before else []
     pos = words[0].start()
     for m in words:
         gap = text[pos : m.start()]
@@ -199,7 +245,7 @@ def _quote(
         shown = word if len(word) <= MAX_WORD_CHARS else word[:MAX_WORD_CHARS] + "…"
         out.append(f"{start}{shown}{stop}" if m.start() in marked else shown)
         pos = m.end()
-    if _WORD.search(text, pos):
+    if after if after is not None else _WORD.search(text, pos):
         out.append(" …")
     return "".join(out)
 

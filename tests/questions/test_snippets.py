@@ -142,3 +142,29 @@ def test_each_thread_stems_with_its_own_stemmer():
     stemmers = [*seen.values(), snippets._stemmer()]
     assert len(stemmers) == 4 and len({id(s) for s in stemmers}) == 4
     assert kept == {"t0": True, "t1": True, "t2": True}  # one per thread, kept, agreeing
+
+
+def test_a_stretch_is_quoted_without_markdown_links_emphasis_lists_or_directives():
+    """The index holds what authors wrote: a snippet quoted "[constrained decoding](/concepts
+    …", "*worse*" and "- No KV cache" (the browser walkthrough of 2026-12-07). A link keeps
+    its text and loses its address, whose words no longer take quoted words' places."""
+    text = (
+        "Some words before it. With [constrained decoding](/concepts/constrained-decoding/) "
+        "the p50 ITL is *worse* than **without** speculation, as an interviewer probes:\n"
+        "- No KV cache here\n## Heading {{calc speculative_decoding gamma=4 -> speedup}} "
+        "<!-- quoted --> `code` and kv_cache and 4*8 stay."
+    )
+    out = cut(text, "speculation", "decoding", tokens=40)
+    assert " ".join(out.split()) == (
+        "…before it. With constrained [decoding] the p50 ITL is worse than without "
+        "[speculation], as an interviewer probes: No KV cache here Heading code and kv_cache "
+        "and 4*8 stay"
+    )
+    assert snippets.plain("[a](b) ![img](c.png) _em_ __init__") == "a img em init"
+
+
+def test_a_stretch_cut_inside_a_link_or_a_directive_drops_its_tail():
+    text = "word " * 40 + "the decoding](/concepts/x/) rest and {{calc roofline flops=1"
+    out = cut(text, "decoding", tokens=8)
+    assert out is not None and "](" not in out and "{{" not in out and "[decoding]" in out
+    assert out.startswith("…")
