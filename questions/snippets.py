@@ -256,9 +256,15 @@ def opening(text: str, *, tokens: int = 28) -> str:
     text = text or ""
     if not _WORD.search(text):
         return text[: MAX_WORD_CHARS * 2]
-    return _quote(
-        text, list(itertools.islice(_WORD.finditer(text), tokens)), set(), start="", stop=""
-    )
+    words = list(itertools.islice(_WORD.finditer(text), tokens))
+    region_end = words[-1].end() + REGION_SLACK
+    if _SYNTAX.search(text, 0, region_end):  # as ``cut``: the words, not the syntax
+        clean = plain(text[:region_end])
+        shown = list(itertools.islice(_WORD.finditer(clean), tokens))
+        if shown:
+            after = bool(_WORD.search(clean, shown[-1].end()) or _WORD.search(text, region_end))
+            return _quote(clean, shown, set(), start="", stop="", after=after)
+    return _quote(text, words, set(), start="", stop="")
 
 
 def snippet(

@@ -168,3 +168,9 @@ def test_a_stretch_cut_inside_a_link_or_a_directive_drops_its_tail():
     out = cut(text, "decoding", tokens=8)
     assert out is not None and "](" not in out and "{{" not in out and "[decoding]" in out
     assert out.startswith("…")
+
+
+def test_the_opening_is_quoted_without_markdown_too():
+    text = "A **bold** start with [a link](/concepts/x/) and `code`, then " + "more " * 40
+    out = snippets.opening(text, tokens=10)
+    assert out == "A bold start with a link and code, then more …"
