@@ -112,7 +112,15 @@
     apply();
   }
 
+  // A form sent back with errors: focus its summary, which names each field and links to
+  // it, so a keyboard or screen-reader user starts where the problem is, not at the top.
+  function focusErrors() {
+    var summary = document.querySelector(".calc-form .form-errors[data-focus-on-load]");
+    if (summary) summary.focus();
+  }
+
   setupPresets();
+  focusErrors();
   setupPost();
   setupModels();
   setupPolling();

@@ -83,6 +83,15 @@ def test_form_error_is_shown_next_to_the_field(browser, stack):
     page.click("button[value=run]")
     error = page.locator(".field-invalid .field-error")
     expect(error.first).to_contain_text("must be at least 1")
+    # the summary has the focus and names the field, linked to it (the walkthrough found
+    # focus left on <body> and a summary that named nothing)
+    summary = page.locator(".calc-form .form-errors")
+    expect(summary).to_be_focused()
+    link = summary.get_by_role("link", name="Layers")
+    expect(link).to_have_attribute("href", "#id_layers")
+    expect(summary).to_contain_text("must be at least 1")
+    link.click()
+    expect(page.locator("#id_layers")).to_be_focused()
     page.screenshot(path=str(SHOTS / "kv_cache-error-phone.png"), full_page=True)
     page.close()
 
