@@ -475,6 +475,16 @@ def guide_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+#: Offered on the empty search page; each finds a concept first (tests/questions/test_search_ranking.py).
+SEARCH_EXAMPLES = (
+    "KV cache",
+    "paged attention",
+    "roofline",
+    "tensor parallelism",
+    "speculative decoding",
+)
+
+
 @anonymous_page(filler=shared.no_parts)
 def search(request: HttpRequest) -> HttpResponse:
     """Search page: one page of 20 ranked hits, the total and a count per kind, a correction
@@ -523,6 +533,7 @@ def search(request: HttpRequest) -> HttpResponse:
             "difficulties": Difficulty.choices,
             "kinds": Kind.choices,
             "types": list(site_search.TYPE_LABELS.items()),
+            "search_examples": SEARCH_EXAMPLES,
             **shared.context(request),
         },
     )

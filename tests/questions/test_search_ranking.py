@@ -197,3 +197,14 @@ def test_the_catalogue_shows_each_published_item_as_its_page_does(shipped, db):
     assert len(expected) > 600 and {k for k, _ in expected} == set(site_search.TYPES)
     got = {key: (c.url, c.title, c.context, c.access) for key, c in cards.items()}
     assert got == expected
+
+
+def test_each_example_the_empty_search_page_offers_finds_a_concept_first(shipped, db, client):
+    from inferview.pages.content import SEARCH_EXAMPLES
+
+    page = client.get("/search/").content.decode()
+    assert 'data-testid="search-start"' in page
+    for example in SEARCH_EXAMPLES:
+        assert f">{example}</a>" in page
+        results = site_search.run(example, levels=ANONYMOUS_LEVELS)
+        assert results.hits and results.hits[0].type == "concept", (example, results.hits[:1])
