@@ -163,14 +163,18 @@ def _queue_chart(points: list[Point]) -> dict[str, Any]:
     marked = [p for p in points[:3] if p.v("utilization") < 1]
     return {
         "type": "line",
-        "title": f"Mean response time against utilization ({number(c)} servers)",
+        "title": f"Response time against utilization ({number(c)} servers)",
         "x_label": "utilization",
         "y_label": "seconds",
         "x_log": False,
         "y_log": True,
         "series": [
-            {"label": "mean", "x": rho.tolist(), "y": out["mean_response_s"].tolist()},
-            {"label": "p99 wait + s", "x": rho.tolist(), "y": (out["p99_wait_s"] + s).tolist()},
+            {"label": "mean response", "x": rho.tolist(), "y": out["mean_response_s"].tolist()},
+            {
+                "label": "p99 wait + service",
+                "x": rho.tolist(),
+                "y": (out["p99_wait_s"] + s).tolist(),
+            },
         ],
         "points": [
             {

@@ -115,7 +115,12 @@ def test_a_signed_in_answer_is_stored_and_a_wrong_first_answer_is_again(
     client_for, free_user, open_q, fsrs_exact
 ):
     c = client_for(free_user)
-    v = variant_on_page(c.get(url(open_q)).content.decode())
+    page = c.get(url(open_q)).content.decode()
+    # the page says so before the answer (the walkthrough: a learner who had just rated the
+    # question Good lost "Confident" to one wrong try, and nothing had told them)
+    assert 'data-testid="review-note"' in page and "wrong rates it Again" in page
+    assert 'data-testid="review-note"' not in client_for(None).get(url(open_q)).content.decode()
+    v = variant_on_page(page)
     c.post(url(open_q), {"value": f"{total_gb(v) * 8:.6g}", "unit": "GB", "attempt": 1})
     answer = NumericAnswer.objects.get()
     assert (answer.correct, answer.mistake, answer.unit) == (False, "bits-for-bytes", "GB")
