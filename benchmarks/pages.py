@@ -18,7 +18,10 @@ What it does, all in this process tree:
 4. Rebuilds the scratch database with N synthetic questions for each size in --sizes and
    prints, signed in, the search page (its shared result cache warm, and with a query never
    asked before on every request) and a track page at each size: the ratio to the bare
-   view of the same round, the p50, and the p50's ratio to the smallest size.
+   view of the same round, the p50, and the p50's ratio to the smallest size. Then, at
+   each size, the CPU one computed search takes on its own (Python and its PostgreSQL
+   backend, no page) and the ceiling that puts on the "results computed" row: the ratio a
+   search could reach if its page and the server cost nothing.
 
 Needs wrk (Debian: apt-get install wrk), PostgreSQL and Redis. Prints figures only; the
 targets are in the performance issue (pages at 0.6x the bare view with p99 within 3x
@@ -95,7 +98,7 @@ def recreate_database(admin_url: str, name: str) -> None:
 
 def prepare(env: dict[str, str], synthetic: int | None) -> dict[str, str]:
     """Migrate, load content (shipped or synthetic) and return the URLs to measure."""
-    manage(env, "migrate", "--noinput", "-v0")  # noqa: the scratch database only
+    manage(env, "migrate", "--noinput", "-v0")  # the scratch database only
     if synthetic is None:
         manage(env, "import_content", "-v0")
     else:
@@ -357,6 +360,8 @@ def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = ("search", "search, results computed", "track")
     found: dict[int, dict[str, list[tuple[float, float]]]] = {}
+    bare_rps: dict[int, list[float]] = {}
+    search_ms: dict[int, dict[str, tuple[float, float]]] = {}
     for size in sizes:
         recreate_database(db_url, name)
         urls = prepare(env, size)
@@ -371,6 +376,7 @@ def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
                 bare = wrk(f"{BASE}/__bare__/", args.seconds)[0]
                 if not bare:
                     _die("the bare view answered nothing in time: is the machine overloaded?")
+                bare_rps.setdefault(size, []).append(bare)
                 for row, (rps, p50, _p99) in {
                     "search": wrk(search_url, args.seconds, cookie),
                     "search, results computed": wrk_cold_search(args.seconds, cookie),
@@ -379,6 +385,7 @@ def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
                     found[size][row].append((rps / bare, p50))
         finally:
             stop(proc)
+        search_ms[size] = search_cpu(env)
     base = sizes[0]
     print(f"\nSigned in; {args.rounds} rounds; medians; x = p50 / p50 at {base} questions.")
     print(f"{'synthetic questions':>20} {'page':26} {'/ bare':>7} {'p50 ms':>8} {'x':>6}")
@@ -388,6 +395,53 @@ def size_table(db_url: str, name: str, env: dict[str, str], args: argparse.Names
             p50 = statistics.median(p for _, p in found[size][row])
             p50_base = statistics.median(p for _, p in found[base][row])
             print(f"{size:>20} {row:26} {ratio:7.3f} {p50:8.1f} {p50 / p50_base:6.2f}")
+    search_ceiling(sizes, bare_rps, search_ms)
+
+
+#: The queries whose computed search is timed on its own (``synthetic.search_machine_ms``).
+CEILING_QUERIES = ("kv cache", "paged attention", "tensor parallel", "roofline")
+
+
+def search_cpu(env: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """{query: (Python ms, PostgreSQL ms)}: the CPU of one computed search, no page."""
+    code = (
+        "from benchmarks.synthetic import search_machine_ms; "
+        f"search_machine_ms({';'.join(CEILING_QUERIES)!r})"
+    )
+    found = {}
+    for line in manage(env, "shell", "-c", code).splitlines():
+        if line.startswith("search-ms "):
+            query, python, postgres = line[len("search-ms ") :].rsplit(" ", 2)
+            found[query] = (float(python), float(postgres))
+    return found
+
+
+def search_ceiling(
+    sizes: list[int],
+    bare_rps: dict[int, list[float]],
+    search_ms: dict[int, dict[str, tuple[float, float]]],
+) -> None:
+    """The most a computed search could reach against the bare view on this machine if
+    its page, the server and the network cost nothing: the machine's cores are shared by
+    wrk, gunicorn, PostgreSQL and Redis, so a bare request costs ``cores / bare req/s`` of
+    CPU, and a search can run no more often than ``cores / (its own CPU)``."""
+    cores = os.cpu_count() or 1
+    print(
+        f"\nComputed search's own CPU (questions.search._run: match, rank, snippets, hits; "
+        f"no page), median per query; {cores} cores."
+    )
+    print(
+        f"{'synthetic questions':>20} {'query':18} {'python ms':>10} {'postgres ms':>12}"
+        f" {'bare CPU ms':>12} {'ceiling':>8}"
+    )
+    for size in sizes:
+        bare_cpu = cores / statistics.median(bare_rps[size]) * 1e3
+        for query, (python, postgres) in search_ms[size].items():
+            ceiling = bare_cpu / (python + postgres)
+            print(
+                f"{size:>20} {query:18} {python:10.2f} {postgres:12.2f} {bare_cpu:12.2f}"
+                f" {ceiling:7.3f}x"
+            )
 
 
 if __name__ == "__main__":

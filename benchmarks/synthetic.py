@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
@@ -116,3 +118,45 @@ def query_counts(session: str, rows: str) -> None:
         with CaptureQueriesContext(connection) as ctx:
             status = reader.get(path).status_code
         print("queries", name, len(ctx.captured_queries) if status == 200 else f"status {status}")
+
+
+def search_machine_ms(queries: str, repeat: int = 100) -> None:
+    """Print ``search-ms <query> <python ms> <postgres ms>``: the CPU one computed search
+    takes (``questions.search._run``: match, rank, snippets, hits; no page around it), in
+    this process and in its PostgreSQL backend (``/proc/<pid>/stat``), each a median over
+    ``repeat`` runs read 20 at a time. Signed-in free reader's levels; queries ``;``-separated."""
+    import statistics
+    import time
+
+    from django.db import connection
+
+    from inferview.access import policy
+    from questions import search
+
+    ticks = os.sysconf("SC_CLK_TCK")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+
+    def backend_cpu() -> float:
+        fields = Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+    levels = tuple(sorted(policy.readable_levels(policy.preview_reader(policy.Tier.FREE))))
+    filters = search.SearchFilters()
+    for query in queries.split(";"):
+
+        def once(query: str = query) -> None:
+            search._run(query, levels, filters, 1, search.PER_PAGE, True)
+
+        once()
+        python, postgres = [], []
+        for _ in range(max(1, repeat // 20)):  # clock ticks are 10 ms: read 20 runs at a time
+            p, g = time.process_time(), backend_cpu()
+            for _ in range(20):
+                once()
+            python.append((time.process_time() - p) / 20 * 1e3)
+            postgres.append((backend_cpu() - g) / 20 * 1e3)
+        print(
+            f"search-ms {query} {statistics.median(python):.3f} {statistics.median(postgres):.3f}"
+        )
