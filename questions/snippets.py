@@ -38,27 +38,67 @@ MAX_WINDOWS = 48  # stretches tried (see ``cut``)
 MAX_WORD_CHARS = 40  # a longer word (a hash, a minified line) is quoted cut, never stemmed
 MAX_GAP_CHARS = 12  # the text between two quoted words, at most
 REGION_SLACK = 160  # characters read past a stretch to re-quote it without Markdown
+REGION_MAX = 2_000  # and at most this many in all, however long the gaps between its words
+LOOK_BACK = 300  # how far back a word is checked for an open link address or directive
 
 # Markdown and directive syntax, which the index holds as authors wrote it: a snippet
 # quotes the words, not "[constrained decoding](/concepts/…" or "*worse*" (``plain``).
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"\n]*\")?\)")
+# Every repeat is possessive or cannot start inside a run of its own character, so a run
+# of "[", "*" or "](" costs a linear scan, not a quadratic one (test_snippets times them).
+_LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\([^()\s]*+\)")
 _MARKUP = re.compile(
-    r"\]\([^)\s]*\)"  # the tail of a link whose text the stretch opened inside
-    r"|\{\{[^}]*(?:\}\}|$)"  # a {{calc}} directive, or its start where the region ends
-    r"|<!--.*?(?:-->|$)"  # an HTML comment (a "<!-- quoted -->" marker)
-    r"|(?<!\w)\*+(?=\w)|(?<=\w)\*+(?!\w)"  # *emphasis*, **strong** ("4*8", "a * b" stay)
-    r"|(?<!\w)_+(?=\w)|(?<=\w)_+(?!\w)"  # _emphasis_ ("kv_cache" stays)
-    r"|`+"
-    r"|^[ \t]*(?:[-+*]|\d+[.)]|#{1,6}|>)[ \t]+",  # list items, headings, quotes
-    re.MULTILINE | re.DOTALL,
+    r"(?P<directive>\{\{[^{}]*+(?:\}\}|\Z))"  # a {{calc}} directive, or its start
+    r"|(?P<gap>\]\([^()\s]*+\)"  # the tail of a link whose text the stretch opened inside
+    r"|<!--(?:(?!-->).)*+(?:-->|\Z))"  # an HTML comment (a "<!-- quoted -->" marker)
+    # *emphasis* and **strong** against a word on one side only: "2**10", "4*8" and
+    # "a * b" stay; _emphasis_ likewise, single, so "kv_cache", "__init__", "torch._C" stay
+    r"|(?<![\w*])\*{1,3}+(?=[^\W_])|(?<=[^\W_])\*{1,3}+(?![\w*])"
+    r"|(?<![\w.])_(?=[^\W_])|(?<=[^\W_])_(?![\w.])"
+    r"|`++"
+    r"|(?<=\n)[ \t]*+(?:[-+*]|\d+[.)]|#{1,6}|>)[ \t]++",  # list items, headings, quotes
+    re.DOTALL,
 )
-_SYNTAX = re.compile(r"[\[\]*_`{<#>]|^[ \t]*(?:[-+]|\d+[.)])[ \t]", re.MULTILINE)
+_SYNTAX = re.compile(r"[\[\]*_`{<#>]|\n[ \t]*(?:[-+]|\d+[.)])[ \t]")
+_ADDRESS_END = re.compile(r"[)\s]")
+
+
+def _unmark(m: re.Match[str]) -> str:
+    if m.group("directive") is not None:
+        return "…"  # an inline figure the page computes: say something was there
+    return " " if m.group("gap") is not None else ""
+
+
+def _link_text(m: re.Match[str]) -> str:
+    after = m.string[m.end() : m.end() + 1]
+    return m.group(1) + (" " if after.isalnum() or after == "[" else "")
 
 
 def plain(text: str) -> str:
     """``text`` without its Markdown and directive syntax: links keep their text, markers
     and directives go, every word stays where the text had it."""
-    return _MARKUP.sub("", _LINK.sub(r"\1", text))
+    return _MARKUP.sub(_unmark, _LINK.sub(_link_text, text))
+
+
+def _in_syntax(text: str, at: int) -> bool:
+    """Whether the word at ``at`` sits in a link's address, a directive or a comment, all of
+    which ``plain`` drops: a stretch is never chosen for such a word."""
+    lo = max(0, at - LOOK_BACK)
+    k = text.rfind("](", lo, at)
+    if k >= 0 and not _ADDRESS_END.search(text, k + 2, at):
+        return True
+    k = text.rfind("{{", lo, at)
+    if k >= 0 and text.find("}}", k, at) < 0:
+        return True
+    k = text.rfind("<!--", lo, at)
+    return k >= 0 and text.find("-->", k, at) < 0
+
+
+def _region_end(text: str, first: int, last: int) -> int:
+    """Where the plain re-quote of a stretch stops reading: ``REGION_SLACK`` past its last
+    word, at most ``REGION_MAX`` from its first, never inside a word."""
+    end = min(last + REGION_SLACK, first + REGION_MAX, len(text))
+    m = _WORD.match(text, end) if end < len(text) and end > 0 and text[end - 1].isalnum() else None
+    return m.end() if m is not None else end
 
 
 @functools.lru_cache(maxsize=65536)
@@ -173,6 +213,8 @@ def cut(text: str, q: Query, *, start: str, stop: str, tokens: int = 28) -> str 
     if not text or not q:
         return None
     found = list(itertools.islice(_found(text, q), MAX_FOUND))
+    if "](" in text or "{{" in text or "<!--" in text:
+        found = [f for f in found if not _in_syntax(text, f[0])]
     if not found:
         return None
     starts = [s for s, _, _ in found]
@@ -190,7 +232,7 @@ def cut(text: str, q: Query, *, start: str, stop: str, tokens: int = 28) -> str 
             if count == present:
                 break
     words = best[1]
-    region_end = words[-1].end() + REGION_SLACK
+    region_end = _region_end(text, words[0].start(), words[-1].end())
     region = text[words[0].start() : region_end]
     if not _SYNTAX.search(region):
         return _quote(text, words, set(starts), start=start, stop=stop)
@@ -257,9 +299,9 @@ def opening(text: str, *, tokens: int = 28) -> str:
     if not _WORD.search(text):
         return text[: MAX_WORD_CHARS * 2]
     words = list(itertools.islice(_WORD.finditer(text), tokens))
-    region_end = words[-1].end() + REGION_SLACK
-    if _SYNTAX.search(text, 0, region_end):  # as ``cut``: the words, not the syntax
-        clean = plain(text[:region_end])
+    region_end = _region_end(text, 0, words[-1].end())
+    if _SYNTAX.search("\n" + text[:region_end]):  # as ``cut``: the words, not the syntax
+        clean = plain("\n" + text[:region_end])[1:]  # the text starts a line
         shown = list(itertools.islice(_WORD.finditer(clean), tokens))
         if shown:
             after = bool(_WORD.search(clean, shown[-1].end()) or _WORD.search(text, region_end))

@@ -157,10 +157,51 @@ def test_a_stretch_is_quoted_without_markdown_links_emphasis_lists_or_directives
     out = cut(text, "speculation", "decoding", tokens=40)
     assert " ".join(out.split()) == (
         "…before it. With constrained [decoding] the p50 ITL is worse than without "
-        "[speculation], as an interviewer probes: No KV cache here Heading code and kv_cache "
+        "[speculation], as an interviewer probes: No KV cache here Heading … code and kv_cache "
         "and 4*8 stay"
     )
-    assert snippets.plain("[a](b) ![img](c.png) _em_ __init__") == "a img em init"
+    assert snippets.plain("[a](b) ![img](c.png) _em_") == "a img em"
+
+
+def test_plain_keeps_figures_code_and_word_boundaries():
+    """The second reading found "2**10" quoted as "210", "__init__" as "init" and two links
+    or a directive glued to their neighbours."""
+    assert snippets.plain("2**10 bytes, x**2, 4*8, a * b") == "2**10 bytes, x**2, 4*8, a * b"
+    assert snippets.plain("__init__, __shared__, torch._C, kv_cache") == (
+        "__init__, __shared__, torch._C, kv_cache"
+    )
+    assert snippets.plain("[KV](/a)[cache](/b) done") == "KV cache done"
+    assert snippets.plain("x{{calc y}}z and a<!--c-->b") == "x…z and a b"
+    assert snippets.plain("one\n3) two\n- three\n## four") == "one\ntwo\nthree\nfour"
+    assert snippets.plain("x 3) y") == "x 3) y"  # not at a line start: a figure, kept
+
+
+def test_a_word_only_in_a_link_address_or_directive_does_not_choose_the_stretch():
+    filler = " ".join(f"w{i}" for i in range(60))
+    text = f"Read [the model](/concepts/roofline/) first. {filler} The roofline bound."
+    assert cut(text, "roofline").endswith("The [roofline] bound")
+    text = f"The floor is {{{{calc roofline flops=1 bytes=2 -> ridge}}}}. {filler} roofline here"
+    assert cut(text, "roofline").endswith("[roofline] here")
+    assert cut("See [x](/concepts/roofline/) only", "roofline") is None  # then other text
+
+
+def test_a_stretch_opening_on_a_figure_a_comment_or_a_long_address_keeps_its_words():
+    assert cut("x y z w 3) then the kv cache", "cache") == "…3) then the kv [cache]"
+    comment = "the cache <!-- a note\nthat spans lines -->and more"
+    assert " ".join(cut(comment, "cache").split()) == "the [cache] and more"
+    text = "cache " + " ".join(["twentyone"] * 3) + f" [x](/{'a' * 150}) twentytwo twentythree"
+    assert cut(text, "cache", tokens=8).endswith("twentytwo twentythree")  # no half word
+
+
+@pytest.mark.parametrize("junk", ["[", "*", "[](", "![", "](", "_", "{{", "<!--", "`"])
+def test_a_long_run_of_syntax_between_words_is_quoted_without_it(junk):
+    """benchmarks/snippet_scaling.py times these at 10 and 100 KB (linear; a quadratic
+    pattern took 119 s on 100 KB of "["); here, that the quote is right."""
+    text = "cache word " + junk * (5_000 // len(junk)) + " more cache"
+    out = cut(text, "cache")
+    assert out is not None and out.startswith(f"{S}cache{E} word")
+    assert junk not in out.replace(f"{S}cache{E}", "cache")
+    assert snippets.opening(text, tokens=3).startswith("cache word")
 
 
 def test_a_stretch_cut_inside_a_link_or_a_directive_drops_its_tail():
