@@ -77,7 +77,8 @@ def _where(request: HttpRequest) -> str:
 
 
 def _key(request: HttpRequest) -> str:
-    return f"page:v3:{pricing.viewer_currency(request)}:{_where(request)}"
+    # v4 (and the reader's v4): pages from before a locked question's numbers were gated
+    return f"page:v4:{pricing.viewer_currency(request)}:{_where(request)}"
 
 
 def _has_pending_messages(request: HttpRequest) -> bool:
@@ -179,7 +180,7 @@ def _personal_key(request: HttpRequest, user_pk: Any) -> str | None:
     if not csrf:
         return None  # the page would set the cookie: render live
     token = hashlib.sha256(csrf.encode()).hexdigest()[:16]
-    return f"page:user:v3:{user_pk}:{token}:{_where(request)}"
+    return f"page:user:v4:{user_pk}:{token}:{_where(request)}"
 
 
 @sessions.register_prefetch

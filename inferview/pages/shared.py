@@ -109,7 +109,8 @@ def stand_in(tier: policy.Tier, currency: str) -> Any:
 
 
 def _shared_key(request: HttpRequest, tier: int, where: str, currency: str) -> str:
-    return f"page:shared:v1:{tier}:{currency}:{where}"
+    # v2: a locked question's numbers left the page (parts made before are not served)
+    return f"page:shared:v2:{tier}:{currency}:{where}"
 
 
 def render_shared(
