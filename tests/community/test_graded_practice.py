@@ -122,6 +122,10 @@ def test_a_signed_in_answer_is_stored_and_a_wrong_first_answer_is_again(
     assert 'data-testid="review-note"' not in client_for(None).get(url(open_q)).content.decode()
     v = variant_on_page(page)
     c.post(url(open_q), {"value": f"{total_gb(v) * 8:.6g}", "unit": "GB", "attempt": 1})
+    # only the first answer counts: the note is gone from the same numbers and a follow-up
+    assert 'data-testid="review-note"' not in c.get(url(open_q, attempt=1)).content.decode()
+    follow = c.get(url(open_q, attempt=1, follow_up=1)).content.decode()
+    assert "Follow-up" in follow and 'data-testid="review-note"' not in follow
     answer = NumericAnswer.objects.get()
     assert (answer.correct, answer.mistake, answer.unit) == (False, "bits-for-bytes", "GB")
     assert answer.expected == pytest.approx(total_gb(v))

@@ -344,6 +344,20 @@ def show_answer(
     return asked
 
 
+def counts_as_review(*, user: Any, asked: Variant) -> bool:
+    """Whether the next answer to ``asked`` rates the question in the reader's reviews, as
+    ``answer`` decides: the first answer to an attempt's own numbers (not a follow-up), by a
+    signed-in reader who may read the answer, before the answer was shown."""
+    if not signed_in(user) or asked.follow_up is not None:
+        return False
+    if not policy.can_read(user, asked.question):
+        return False
+    draw = Draw.objects.filter(user=user, question=asked.question, number=asked.number).first()
+    if draw is None:
+        return True
+    return 0 not in draw.shown_for and not draw.answers.filter(follow_up=None).exists()
+
+
 def is_shown(*, user: Any, session: Any, asked: Variant) -> bool:
     """Whether this part's answer was already shown (so it may be shown again)."""
     part = asked.follow_up or 0

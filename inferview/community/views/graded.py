@@ -129,6 +129,8 @@ def numbers(request: HttpRequest, pk: int) -> HttpResponse:
             "steps": steps or shown,
             "shown": shown,
             "can_read": policy.can_read(user, question),
+            # after this request's own answer, if any: the note is about the next one
+            "counts_as_review": result is None and graded.counts_as_review(user=user, asked=asked),
             "shown_expected": shown_expected,
             "misses_before_shown": graded.MISSES_BEFORE_SHOWN,
             "history": graded.answers_of(user=user, question=question, limit=10),
