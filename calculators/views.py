@@ -200,6 +200,9 @@ def _render_page(
             if name in form.fields
         ],
         "extra_fields": [form[name] for name in FORM_EXTRAS if name in form.fields],
+        # the error summary's links, in the form's order (the preset's first)
+        "fields_with_errors": [field for field in form if field.errors],
+        "extras_have_errors": any(form[n].errors for n in FORM_EXTRAS if n in form.fields),
         "post_form": bool(form.is_bound and form.errors) or queue_notice,
         "queue_notice": queue_notice,
     }

@@ -156,3 +156,25 @@ def test_question_embed_renders_with_preset(client):
     assert "What still needs measurement" in html and "<svg" in html
     assert "/calculators/decode_bound/?params_b=8" in html and "preset=h100-sxm" in html
     assert "could not run" in html and "layers" in html
+
+
+@pytest.mark.django_db
+def test_one_error_summary_names_form_and_field_errors_and_takes_the_focus(client, monkeypatch):
+    """Errors about the form as a whole and about fields share one summary, announced once
+    (no per-field alert) and focused on load; an error in the folded 'Compare and grid'
+    opens it (the second reading: a form-level error left the focus on <body>)."""
+    from calculators import forms
+    from calculators.errors import CalculatorInputError
+
+    def refuse(*args, **kwargs):
+        raise CalculatorInputError({"inputs": ["these two cannot go together"], "layers": ["no"]})
+
+    monkeypatch.setattr(forms, "validate_text", refuse)
+    html = client.get("/calculators/kv_cache/", {"run": "1", "layers": "2"}).content.decode()
+    summaries = re.findall(r'<div class="form-errors"[^>]*>.*?</div>', html, re.S)
+    assert len(summaries) == 1 and "data-focus-on-load" in summaries[0]
+    assert "inputs: these two cannot go together" in summaries[0]
+    assert '<a href="#id_layers">Layers</a>: no' in summaries[0]
+    assert html.count('role="alert"') == 1
+    html = client.get("/calculators/serving_estimate/", {"run": "1", "compare": "x"}).content
+    assert b'<details class="calc-more" open>' in html
