@@ -11,7 +11,7 @@ import pytest
 
 from calculators.kernels import serving_estimate
 
-from .test_moe_serving import api_cli_page
+from .surfaces import api_cli_page
 
 # 10 layers × 8 KV heads × 128 × 2 (K, V) × 2 bytes = 40,960 B a token. Pool: 80 GB × 0.9
 # − 20 GB of BF16 weights = 52 GB = 52e9 / 40,960 = 1,269,531 tokens (floor).

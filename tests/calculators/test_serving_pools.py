@@ -10,7 +10,7 @@ import pytest
 
 from calculators.kernels import serving_estimate
 
-from .test_moe_serving import api_cli_page
+from .surfaces import api_cli_page
 
 SMALL = dict(
     params_b=10, layers=10, heads=8, kv_heads=8, head_dim=128, device_memory_gb=80,

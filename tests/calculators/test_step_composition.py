@@ -10,7 +10,7 @@ import pytest
 from calculators.kernels import decode_bound, prefill, serving_estimate
 from calculators.kernels.efficiency import STEP_P, compose_step
 
-from .test_moe_serving import api_cli_page
+from .surfaces import api_cli_page
 
 
 def test_the_fitted_exponent_is_four() -> None:
