@@ -193,9 +193,9 @@ def rounds(
     n: int,
     seconds: int,
     queries: Callable[[], dict[str, str]] | None = None,
-    bare_rps: list[float] | None = None,
+    bare_seen: list[float] | None = None,
 ) -> None:
-    """Measure each page against the bare view, round by round (``bare_rps`` collects the
+    """Measure each page against the bare view, round by round (``bare_seen`` collects the
     bare view's requests/s of each round); then count each row's
     queries (``queries``) with the caches as the rounds left them: the steady state a
     reader meets, not the first seconds after the benchmark's own sign-in (whose write
@@ -214,8 +214,8 @@ def rounds(
             rps, p50, p99 = wrk(url, seconds, cookie)
             results[name].append((rps, rps / bare_rps, p50, p99))
     counted = queries() if queries else {}
-    if bare_rps is not None:
-        bare_rps.extend(x[0] for x in results["bare view"])
+    if bare_seen is not None:
+        bare_seen.extend(x[0] for x in results["bare view"])
     print(
         f"\n{'page':36} {'req/s':>8} {'/ bare':>7} {'p50 ms':>8} {'p99 ms':>8} {'p99/p50':>8}"
         f" {'queries':>8}"
