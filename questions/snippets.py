@@ -44,7 +44,8 @@ LOOK_BACK = 300  # how far back a word is checked for an open link address or di
 # Markdown and directive syntax, which the index holds as authors wrote it: a snippet
 # quotes the words, not "[constrained decoding](/concepts/…" or "*worse*" (``plain``).
 # Every repeat is possessive or cannot start inside a run of its own character, so a run
-# of "[", "*" or "](" costs a linear scan, not a quadratic one (test_snippets times them).
+# of "[", "*" or "](" costs a linear scan, not a quadratic one (benchmarks/snippet_scaling.py
+# times them; test_snippets checks what they quote).
 _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\([^()\s]*+\)")
 _MARKUP = re.compile(
     r"(?P<directive>\{\{[^{}]*+(?:\}\}|\Z))"  # a {{calc}} directive, or its start
